@@ -1,0 +1,170 @@
+// blockbloom: a cache-line-blocked split Bloom filter.
+//
+// Every key touches exactly one 64-byte block (one cache line, one memory
+// access) and sets one bit in each of k distinct 32-bit lanes of it, so a
+// probe is one load and one SIMD compare. Accuracy matches the best one-line
+// Bloom filters (0.98% false positives at 10 bits/key).
+//
+// Build once, probe many times:
+//
+//   blockbloom::FilterOptions options;
+//   options.bits_per_key = 10;            // or options.fp_rate = 0.01
+//   auto builder = blockbloom::FilterBuilder::Create(options);
+//   if (!builder.ok()) return builder.status();
+//   for (std::string_view key : keys) builder->Add(key);
+//   absl::StatusOr<blockbloom::Filter> filter = builder->Finish();
+//   if (!filter.ok()) return filter.status();
+//   if (!filter->MayContain("user:42")) { /* definitely absent: skip disk */ }
+//
+// A Filter is immutable and safe to probe from any number of threads at once.
+// "May contain" answers are false for a key not in the set with the
+// probability given by EstimatedFpRate(); a key that was added always answers
+// true (no false negatives).
+#ifndef BLOCKBLOOM_FILTER_H_
+#define BLOCKBLOOM_FILTER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "blockbloom/sizing.h"
+
+namespace blockbloom {
+
+namespace internal {
+class AlignedBuffer;
+}  // namespace internal
+
+// An immutable filter: probe it with keys or with hashes from HashKey().
+class Filter {
+ public:
+  // Wraps bits the caller owns, without copying: for filters read from files
+  // or memory maps. `bits` must hold exactly shape.size_bytes() bytes and
+  // outlive the Filter; any alignment works (a 64-byte-aligned buffer probes
+  // fastest). `num_keys` only feeds EstimatedFpRate(). InvalidArgument if
+  // the shape is invalid or the size does not match.
+  static absl::StatusOr<Filter> Wrap(absl::Span<const uint8_t> bits,
+                                     const FilterShape& shape, uint64_t seed,
+                                     uint64_t num_keys);
+
+  Filter(Filter&&) noexcept;
+  Filter& operator=(Filter&&) noexcept;
+  Filter(const Filter&) = delete;
+  Filter& operator=(const Filter&) = delete;
+  ~Filter();
+
+  // False if `key` is definitely not in the set; true if it may be.
+  bool MayContain(std::string_view key) const;
+  // The same for a key's hash, HashKey(key, seed()).
+  bool MayContainHash(uint64_t hash) const;
+
+  // Batch probes: results[i] = MayContain(keys[i]). Faster than a loop for
+  // more than a few keys when the filter is larger than the cache: all block
+  // addresses of a group of 32 keys are computed and prefetched before any is
+  // tested, so their cache misses overlap. `results.size()` must equal the
+  // number of keys (checked; a mismatch aborts).
+  void MayContainBatch(absl::Span<const std::string_view> keys,
+                       absl::Span<bool> results) const;
+  void MayContainHashBatch(absl::Span<const uint64_t> hashes,
+                           absl::Span<bool> results) const;
+
+  const FilterShape& shape() const { return shape_; }
+  uint64_t num_blocks() const { return shape_.num_blocks; }
+  int num_probes() const { return shape_.num_probes; }
+  uint64_t seed() const { return seed_; }
+  // Distinct keys added (adjacent duplicates counted once).
+  uint64_t num_keys() const { return num_keys_; }
+  // The filter's bits: num_blocks() * 64 bytes.
+  absl::Span<const uint8_t> bits() const {
+    return {bits_, shape_.size_bytes()};
+  }
+  // True if the filter owns its bits (built here), false if Wrap()ped.
+  bool owns_bits() const { return owned_ != nullptr; }
+  // Expected false-positive rate for num_keys() keys in this shape.
+  double EstimatedFpRate() const;
+
+ private:
+  friend class FilterBuilder;
+  Filter(std::unique_ptr<internal::AlignedBuffer> owned, const uint8_t* bits,
+         const FilterShape& shape, uint64_t seed, uint64_t num_keys);
+
+  std::unique_ptr<internal::AlignedBuffer> owned_;
+  const uint8_t* bits_;
+  FilterShape shape_;
+  uint64_t seed_;
+  uint64_t num_keys_;
+};
+
+// How to size a filter. Set one of bits_per_key (the default), fp_rate, or
+// shape; the builder counts the keys and sizes the filter when it finishes.
+struct FilterOptions {
+  // Bits of filter per distinct key; fractional values are fine. Used when
+  // fp_rate is 0 and shape.num_blocks is 0.
+  double bits_per_key = 10;
+  // If > 0: the smallest filter whose expected false-positive rate is at most
+  // this, for the number of keys added. Must be < 1.
+  double fp_rate = 0;
+  // If num_blocks > 0: exactly this geometry (num_probes must be set too),
+  // whatever the number of keys: for a capacity known in advance, e.g.
+  // `options.shape = *ShapeForFpRate(expected_keys, 0.01)`.
+  FilterShape shape;
+  // The hash seed (see HashKey). Stored with the filter.
+  uint64_t seed = 0;
+};
+
+// Collects keys, then builds an immutable Filter. The number of keys need
+// not be known in advance.
+//
+// Memory during construction: 8 bytes per key added (its 64-bit hash), up to
+// 16 bytes per key transiently while the hash vector grows, plus the filter
+// itself when Finish() runs (bits_per_key / 8 bytes per key). With a fixed
+// `shape`, keys go straight into the filter and no hashes are kept.
+//
+// Adjacent duplicate keys (as storage engines produce) are counted once.
+// Not thread-safe: one thread adds at a time.
+class FilterBuilder {
+ public:
+  // InvalidArgument if the options are out of range (bits_per_key not
+  // positive, fp_rate not in [0, 1), an invalid fixed shape).
+  static absl::StatusOr<FilterBuilder> Create(const FilterOptions& options);
+
+  FilterBuilder(FilterBuilder&&) noexcept;
+  FilterBuilder& operator=(FilterBuilder&&) noexcept;
+  ~FilterBuilder();
+
+  void Add(std::string_view key);
+  // Adds HashKey(key, seed) directly, e.g. a hash already computed for
+  // another filter with the same seed.
+  void AddHash(uint64_t hash);
+
+  // Distinct keys added so far.
+  uint64_t num_keys() const { return num_keys_; }
+
+  // Builds the filter and resets the builder to empty (same options). With
+  // no keys, the result is a one-block filter that contains nothing.
+  // OutOfRange if the keys added need more than 2^32 blocks.
+  absl::StatusOr<Filter> Finish();
+
+ private:
+  explicit FilterBuilder(const FilterOptions& options);
+  absl::StatusOr<FilterShape> ShapeForKeys(uint64_t num_keys) const;
+
+  FilterOptions options_;
+  std::vector<uint64_t> hashes_;  // when the shape is not fixed
+  std::unique_ptr<internal::AlignedBuffer> fixed_bits_;  // when it is
+  uint64_t num_keys_ = 0;
+  uint64_t last_hash_ = 0;
+};
+
+// The SIMD instruction set the probes run with on this CPU, chosen at run time
+// ("AVX3" is AVX-512, then "AVX2", "SSE4", "NEON", "EMU128"/"SCALAR").
+const char* ActiveSimdTarget();
+
+}  // namespace blockbloom
+
+#endif  // BLOCKBLOOM_FILTER_H_

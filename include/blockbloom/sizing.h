@@ -1,0 +1,76 @@
+// Sizing a blockbloom filter: how many 64-byte blocks and how many probes.
+//
+// The false-positive rate of a blocked filter is not the textbook
+// (1 - e^(-kn/m))^k: keys land in blocks unevenly (a block's load is
+// binomial), and an overloaded block answers "maybe" far more often than the
+// average one. These functions use the exact expectation for this layout
+// (a binomial mixture over block loads of the per-block rate, with the
+// per-block rate computed over blockbloom's 128 lane sets); see
+// docs/ARCHITECTURE.md for the derivation. The textbook formula underestimates
+// the rate by 10-20% at 10 bits/key.
+//
+//   auto shape = blockbloom::ShapeForFpRate(/*num_keys=*/1'000'000, 0.01);
+//   if (!shape.ok()) return shape.status();
+//   // shape->num_blocks * 64 bytes of filter, shape->num_probes bits per key.
+#ifndef BLOCKBLOOM_SIZING_H_
+#define BLOCKBLOOM_SIZING_H_
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace blockbloom {
+
+// The geometry of a filter.
+struct FilterShape {
+  // Number of 64-byte (512-bit) blocks, in [1, kMaxBlocks]. Any number: no
+  // power-of-two rounding.
+  uint64_t num_blocks = 0;
+  // k: bits set per key, one in each of k distinct 32-bit lanes of the key's
+  // block, in [1, kMaxProbes].
+  int num_probes = 0;
+
+  uint64_t size_bytes() const { return num_blocks * kBlockBytes; }
+
+  static constexpr uint64_t kBlockBytes = 64;
+  static constexpr uint64_t kMaxBlocks = uint64_t{1} << 32;  // 256 GiB
+  static constexpr int kMaxProbes = 16;
+
+  friend bool operator==(const FilterShape&, const FilterShape&) = default;
+};
+
+// OK if `shape` is within the limits above; InvalidArgument naming the field
+// otherwise.
+absl::Status ValidateShape(const FilterShape& shape);
+
+// The smallest shape with at least `bits_per_key` bits per key (fractional
+// values are fine: 9.5 bits/key is 9.5 * num_keys / 512 blocks, rounded up),
+// and the k that minimizes the false-positive rate for it.
+// InvalidArgument if num_keys is 0 or bits_per_key is not a positive finite
+// number; OutOfRange if the filter would exceed kMaxBlocks blocks.
+absl::StatusOr<FilterShape> ShapeForBitsPerKey(uint64_t num_keys,
+                                               double bits_per_key);
+
+// The smallest shape whose expected false-positive rate with `num_keys` keys
+// is at most `fp_rate`, with its optimal k. InvalidArgument if num_keys is 0
+// or fp_rate is not in (0, 1); OutOfRange if no shape within kMaxBlocks
+// blocks reaches it.
+absl::StatusOr<FilterShape> ShapeForFpRate(uint64_t num_keys, double fp_rate);
+
+// The k in [1, kMaxProbes] that minimizes the expected false-positive rate of
+// `num_keys` keys in `num_blocks` blocks (the smaller k on a tie: fewer bits
+// to set and test). InvalidArgument if num_blocks is out of range.
+absl::StatusOr<int> OptimalNumProbes(uint64_t num_keys, uint64_t num_blocks);
+
+// The expected false-positive rate of a filter of `shape` holding `num_keys`
+// distinct keys: the probability that a key not in the set answers "may
+// contain", averaged over hash functions (assumed ideal). 0 when num_keys is
+// 0. InvalidArgument if the shape is invalid. Accurate to about 1e-12 in
+// absolute terms, which is far below any rate a filter is sized for.
+absl::StatusOr<double> EstimatedFpRate(const FilterShape& shape,
+                                       uint64_t num_keys);
+
+}  // namespace blockbloom
+
+#endif  // BLOCKBLOOM_SIZING_H_

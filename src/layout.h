@@ -1,0 +1,178 @@
+// The one derivation of where a key's bits live. The scalar reference, every
+// Highway target, the builder and the sizing math use these definitions and
+// nothing else; changing any constant here changes the on-disk format.
+//
+// Layout
+// ------
+// A filter is `num_blocks` blocks of 512 bits (one 64-byte cache line). A
+// block is 16 little-endian 32-bit lanes. A key is a 64-bit hash h:
+//
+//   block    = (h >> 32) * num_blocks >> 32          (multiply-shift range
+//              reduction: any num_blocks in [1, 2^32], no power-of-two
+//              rounding, no division; Lemire 2019, "fastrange")
+//   lo       = h & 0xffffffff
+//   selector = (lo * kSelectorSalt) >> 25            (7 bits: 128 lane sets)
+//   lanes    = { (s + j * t) mod 16 : j = 0 .. k-1 } with s = selector & 15
+//              and t = 2 * (selector >> 4) + 1       (odd, so k distinct lanes)
+//   bit in lane L = (lo * kLaneSalt[L]) >> 27        (5 bits: 0 .. 31)
+//
+// The key sets (or, for a probe, requires) bit `bit(L)` of lane L for each of
+// its k lanes: exactly one bit in each of k DISTINCT lanes ("split").
+//
+// Why these lanes (the accuracy argument)
+// ---------------------------------------
+// With k FIXED lanes (the Parquet/Impala layout: 8 lanes, one bit each) every
+// key loads the same lanes, so a lane's fill is the whole block's load and the
+// false-positive rate is that of a split filter, 1.05% at 10 bits/key, worse
+// than a one-line Bloom filter that places k bits anywhere in 512 (0.96-0.97%,
+// RocksDB's FastLocalBloom). Choosing the k lanes per key spreads the load: a
+// lane is used by a key with probability k/16, so a given bit is set by a
+// given other key with probability (k/16)(1/32) = k/512, exactly as in a
+// one-line Bloom filter. What remains is the correlation between lanes: if a
+// key's lanes are k CONSECUTIVE lanes from a hashed start, adjacent lanes'
+// fills move together and a probe that hits one full lane tends to hit its
+// full neighbours (measured 1.05% at 10 bits/key). An odd stride t breaks
+// the adjacency: lanes s, s+t, s+2t, ... are spread around the block and the
+// 8 strides x 16 starts give 128 different sets, whose pairwise overlaps are
+// close to those of random k-subsets. Simulated with ideal random bits this
+// gives 0.978% at 10 bits/key (k=6), against 0.975% for random k-subsets and
+// 0.970% for bits anywhere in the line; tests/core/accuracy_test.cc measures
+// the real hash (docs/ARCHITECTURE.md has the table).
+//
+// Why these hash bits
+// -------------------
+// The block uses the high 32 bits; everything inside the block uses the low
+// 32 bits, so the block and the in-block pattern are independent. Each lane's
+// bit and the selector are the top bits of lo times a different odd constant
+// (as the Parquet split block filter does with 8 salts): one vector multiply
+// and one shift give all 16 lanes' bit numbers at once. The constants are the
+// first 32 fractional bits of the cube roots of the first 17 primes (the
+// SHA-256 round constants K[0..16]), made odd: nothing up our sleeve.
+// A filter has at most 2^32 blocks (256 GiB), so the 32 bits of block choice
+// are never the limit on accuracy.
+#ifndef BLOCKBLOOM_SRC_LAYOUT_H_
+#define BLOCKBLOOM_SRC_LAYOUT_H_
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+static_assert(
+    std::endian::native == std::endian::little,
+    "blockbloom reads 32-bit lanes in place: little-endian hosts only");
+
+namespace blockbloom::internal {
+
+inline constexpr size_t kBlockBytes = 64;
+inline constexpr int kLanes = 16;
+inline constexpr int kLaneBits = 32;
+inline constexpr int kMinProbes = 1;
+inline constexpr int kMaxProbes = kLanes;  // one bit per distinct lane
+inline constexpr uint64_t kMaxBlocks = uint64_t{1} << 32;
+inline constexpr int kSelectorBits = 7;
+inline constexpr int kLaneSets = 1 << kSelectorBits;
+
+alignas(64) inline constexpr uint32_t kLaneSalt[kLanes] = {
+    0x428a2f99, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
+    0x923f82a5, 0xab1c5ed5, 0xd807aa99, 0x12835b01, 0x243185bf, 0x550c7dc3,
+    0x72be5d75, 0x80deb1ff, 0x9bdc06a7, 0xc19bf175};
+inline constexpr uint32_t kSelectorSalt = 0xe49b69c1;
+
+// Bit L set in lane L: lets a kernel turn a 16-bit lane set into a lane mask.
+alignas(64) inline constexpr uint32_t kLaneBit[kLanes] = {
+    1u << 0,  1u << 1,  1u << 2,  1u << 3, 1u << 4,  1u << 5,
+    1u << 6,  1u << 7,  1u << 8,  1u << 9, 1u << 10, 1u << 11,
+    1u << 12, 1u << 13, 1u << 14, 1u << 15};
+
+inline uint64_t BlockIndex(uint64_t hash, uint64_t num_blocks) {
+  return ((hash >> 32) * num_blocks) >> 32;
+}
+
+inline constexpr uint32_t Selector(uint32_t lo) {
+  return (lo * kSelectorSalt) >> (32 - kSelectorBits);
+}
+
+inline constexpr uint32_t BitInLane(uint32_t lo, int lane) {
+  return (lo * kLaneSalt[lane]) >> 27;
+}
+
+// The 16-bit set of lanes {(s + j*t) mod 16 : j < k} for one selector value.
+constexpr uint16_t LaneSet(int k, uint32_t selector) {
+  const uint32_t s = selector & 15;
+  const uint32_t t = 2 * (selector >> 4) + 1;
+  uint32_t set = 0;
+  for (int j = 0; j < k; ++j) set |= 1u << ((s + j * t) & 15);
+  return static_cast<uint16_t>(set);
+}
+
+// kLaneSetTable[k][selector] for k in [0, 16]; row 0 is unused. 4.3 KiB, and a
+// filter only ever touches its own 256-byte row, which stays in L1.
+struct LaneSetTable {
+  uint16_t sets[kMaxProbes + 1][kLaneSets];
+};
+constexpr LaneSetTable MakeLaneSetTable() {
+  LaneSetTable table{};
+  for (int k = 1; k <= kMaxProbes; ++k) {
+    for (int sel = 0; sel < kLaneSets; ++sel) {
+      table.sets[k][sel] = LaneSet(k, static_cast<uint32_t>(sel));
+    }
+  }
+  return table;
+}
+alignas(64) inline constexpr LaneSetTable kLaneSetTable = MakeLaneSetTable();
+
+inline const uint16_t* LaneSetsFor(int num_probes) {
+  return kLaneSetTable.sets[num_probes];
+}
+
+// Everything a probe needs, as plain values: the kernels take this by value.
+struct FilterRef {
+  const uint8_t* bits;        // num_blocks * 64 bytes, any alignment
+  uint64_t num_blocks;        // in [1, 2^32]
+  const uint16_t* lane_sets;  // LaneSetsFor(k)
+  uint64_t seed;              // hash seed, for the keyed APIs
+};
+
+// The 16 lane masks a hash requires of its block (0 for lanes not used).
+inline void BlockMask(uint32_t lo, const uint16_t* lane_sets,
+                      uint32_t mask[kLanes]) {
+  const uint32_t set = lane_sets[Selector(lo)];
+  for (int lane = 0; lane < kLanes; ++lane) {
+    const uint32_t used = (set >> lane) & 1;
+    mask[lane] = used << BitInLane(lo, lane);
+  }
+}
+
+inline uint32_t LoadLane(const uint8_t* block, int lane) {
+  uint32_t word;
+  std::memcpy(&word, block + 4 * lane, sizeof(word));
+  return word;
+}
+
+// The scalar reference: what every SIMD target must answer, bit for bit.
+inline bool ReferenceMayContain(const FilterRef& f, uint64_t hash) {
+  const uint8_t* block = f.bits + BlockIndex(hash, f.num_blocks) * kBlockBytes;
+  uint32_t mask[kLanes];
+  BlockMask(static_cast<uint32_t>(hash), f.lane_sets, mask);
+  for (int lane = 0; lane < kLanes; ++lane) {
+    if ((LoadLane(block, lane) & mask[lane]) != mask[lane]) return false;
+  }
+  return true;
+}
+
+inline void ReferenceInsert(uint8_t* bits, uint64_t num_blocks,
+                            const uint16_t* lane_sets, uint64_t hash) {
+  uint8_t* block = bits + BlockIndex(hash, num_blocks) * kBlockBytes;
+  uint32_t mask[kLanes];
+  BlockMask(static_cast<uint32_t>(hash), lane_sets, mask);
+  for (int lane = 0; lane < kLanes; ++lane) {
+    const uint32_t word = LoadLane(block, lane) | mask[lane];
+    std::memcpy(block + 4 * lane, &word, sizeof(word));
+  }
+}
+
+}  // namespace blockbloom::internal
+
+#endif  // BLOCKBLOOM_SRC_LAYOUT_H_

@@ -1,0 +1,220 @@
+// The false-positive rate of blockbloom's layout, exactly (for ideal hashes).
+//
+// Notation: n keys, b blocks, k probes, w = 31/32 (the chance that one bit of
+// a lane is not the one a key sets in it). A key not in the set, with lane set
+// Q and bit q_L in each lane L of Q, lands in a block holding i keys. It
+// passes if every (L, q_L) was set by some key of the block. Given the other
+// keys' lane sets S_1..S_i, each lane's bits are independent and uniform, so
+//
+//   P(pass | S_1..S_i) = prod_{L in Q} (1 - w^{load(L)}),
+//   load(L) = #{m : L in S_m}.
+//
+// Expanding the product (inclusion-exclusion over the lanes A of Q that are
+// all missed) and using the independence of the keys' lane sets:
+//
+//   P(pass | i) = sum_{A subset of Q} (-1)^|A| g(A)^i,
+//   g(A) = E_S[ w^{|S intersect A|} ]   (S uniform over the 128 lane sets).
+//
+// A block's load i is Binomial(n, 1/b), and E[g^i] = (1 - (1 - g)/b)^n, so
+//
+//   FPR = E_Q sum_{A subset of Q} (-1)^|A| (1 - (1 - g(A))/b)^n.
+//
+// This keeps what the textbook formula drops: uneven block loads (the
+// binomial), and the correlation between a key's lanes (the lane sets are not
+// independent lanes, e.g. exactly k of them). The query's lane set can be
+// taken with start 0 (rotating every set by the same amount maps the 128 sets
+// onto themselves), which leaves 8 strides. For each k the (g, coefficient)
+// pairs are computed once, lazily; at most 8 * 2^k subsets and 128 sets, and
+// fewer because equal lane sets are merged (k = 16 has a single set).
+#include "blockbloom/sizing.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "src/layout.h"
+
+namespace blockbloom {
+namespace {
+
+using internal::kLaneSets;
+using internal::kMaxProbes;
+using internal::LaneSet;
+
+struct Term {
+  double g;
+  double coefficient;
+};
+
+std::vector<Term> ComputeTerms(int k) {
+  std::map<uint16_t, int> sets;     // every lane set, with its multiplicity
+  std::map<uint16_t, int> queries;  // lane sets with start 0
+  for (int sel = 0; sel < kLaneSets; ++sel) {
+    sets[LaneSet(k, static_cast<uint32_t>(sel))]++;
+    if ((sel & 15) == 0) queries[LaneSet(k, static_cast<uint32_t>(sel))]++;
+  }
+  double w_pow[kMaxProbes + 1];
+  for (int j = 0; j <= kMaxProbes; ++j) w_pow[j] = std::pow(31.0 / 32.0, j);
+
+  const double query_weight = 1.0 / (kLaneSets / 16);
+  std::map<double, double> by_g;
+  for (const auto& [q, q_count] : queries) {
+    for (uint32_t a = q;; a = (a - 1) & q) {  // every subset A of Q
+      int overlap_count[kMaxProbes + 1] = {};
+      for (const auto& [s, s_count] : sets) {
+        overlap_count[std::popcount(static_cast<uint32_t>(s) & a)] += s_count;
+      }
+      double g = 0;
+      for (int j = 0; j <= kMaxProbes; ++j) g += overlap_count[j] * w_pow[j];
+      g /= kLaneSets;
+      const double sign = (std::popcount(a) & 1) ? -1.0 : 1.0;
+      by_g[g] += sign * q_count * query_weight;
+      if (a == 0) break;
+    }
+  }
+  std::vector<Term> terms;
+  for (const auto& [g, c] : by_g) {
+    if (c != 0) terms.push_back({g, c});
+  }
+  return terms;
+}
+
+const std::vector<Term>& TermsFor(int k) {
+  static std::once_flag once[kMaxProbes + 1];
+  static std::vector<Term> terms[kMaxProbes + 1];
+  std::call_once(once[k], [k] { terms[k] = ComputeTerms(k); });
+  return terms[k];
+}
+
+// The formula above for valid arguments; Neumaier summation because the
+// terms alternate in sign and mostly cancel.
+double FpRate(uint64_t n, uint64_t b, int k) {
+  if (n == 0) return 0;
+  double sum = 0, compensation = 0;
+  const double nd = static_cast<double>(n), bd = static_cast<double>(b);
+  for (const Term& t : TermsFor(k)) {
+    const double p = std::exp(nd * std::log1p(-(1 - t.g) / bd));
+    const double x = t.coefficient * p;
+    const double next = sum + x;
+    compensation +=
+        std::abs(sum) >= std::abs(x) ? (sum - next) + x : (x - next) + sum;
+    sum = next;
+  }
+  return std::clamp(sum + compensation, 0.0, 1.0);
+}
+
+// The rate is unimodal in k, so walk from the textbook optimum k = ln2 * m/n
+// towards lower rates: a handful of evaluations instead of sixteen.
+int BestK(uint64_t n, uint64_t b, double* rate) {
+  const double bits_per_key =
+      n == 0 ? kMaxProbes : 512.0 * static_cast<double>(b) / n;
+  int k = std::clamp(static_cast<int>(std::lround(bits_per_key * 0.6931)), 1,
+                     kMaxProbes);
+  double best = FpRate(n, b, k);
+  for (int step : {-1, 1}) {
+    while (k + step >= 1 && k + step <= kMaxProbes) {
+      const double r = FpRate(n, b, k + step);
+      // On a tie keep the smaller k: prefer it when stepping down.
+      if (step < 0 ? r <= best : r < best) {
+        best = r;
+        k += step;
+      } else {
+        break;
+      }
+    }
+  }
+  if (rate != nullptr) *rate = best;
+  return k;
+}
+
+bool ValidBlocks(uint64_t b) { return b >= 1 && b <= FilterShape::kMaxBlocks; }
+
+absl::Status InvalidBlocks(uint64_t b) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("num_blocks must be in [1, 2^32], got ", b));
+}
+
+}  // namespace
+
+absl::Status ValidateShape(const FilterShape& shape) {
+  if (!ValidBlocks(shape.num_blocks)) return InvalidBlocks(shape.num_blocks);
+  if (shape.num_probes < 1 || shape.num_probes > FilterShape::kMaxProbes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("num_probes must be in [1, 16], got ", shape.num_probes));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<FilterShape> ShapeForBitsPerKey(uint64_t num_keys,
+                                               double bits_per_key) {
+  if (num_keys == 0) {
+    return absl::InvalidArgumentError(
+        "num_keys must be positive to size a filter");
+  }
+  if (!std::isfinite(bits_per_key) || bits_per_key <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bits_per_key must be a positive finite number, got ", bits_per_key));
+  }
+  const long double blocks =
+      std::ceil(static_cast<long double>(num_keys) * bits_per_key / 512.0L);
+  if (blocks > static_cast<long double>(FilterShape::kMaxBlocks)) {
+    return absl::OutOfRangeError(absl::StrCat(
+        num_keys, " keys at ", bits_per_key,
+        " bits/key need more than 2^32 blocks (256 GiB), the largest filter"));
+  }
+  FilterShape shape;
+  shape.num_blocks = std::max<uint64_t>(1, static_cast<uint64_t>(blocks));
+  shape.num_probes = BestK(num_keys, shape.num_blocks, nullptr);
+  return shape;
+}
+
+absl::StatusOr<FilterShape> ShapeForFpRate(uint64_t num_keys, double fp_rate) {
+  if (num_keys == 0) {
+    return absl::InvalidArgumentError(
+        "num_keys must be positive to size a filter");
+  }
+  if (!(fp_rate > 0 && fp_rate < 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("fp_rate must be in (0, 1), got ", fp_rate));
+  }
+  double rate;
+  BestK(num_keys, FilterShape::kMaxBlocks, &rate);
+  if (rate > fp_rate) {
+    return absl::OutOfRangeError(absl::StrCat(
+        "no filter of at most 2^32 blocks (256 GiB) holds ", num_keys,
+        " keys at a false-positive rate of ", fp_rate, "; the best is ", rate));
+  }
+  // The best rate falls as blocks are added: find the fewest blocks that
+  // reach fp_rate.
+  uint64_t lo = 1, hi = FilterShape::kMaxBlocks;
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    BestK(num_keys, mid, &rate);
+    if (rate <= fp_rate) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  FilterShape shape;
+  shape.num_blocks = lo;
+  shape.num_probes = BestK(num_keys, lo, nullptr);
+  return shape;
+}
+
+absl::StatusOr<int> OptimalNumProbes(uint64_t num_keys, uint64_t num_blocks) {
+  if (!ValidBlocks(num_blocks)) return InvalidBlocks(num_blocks);
+  return BestK(num_keys, num_blocks, nullptr);
+}
+
+absl::StatusOr<double> EstimatedFpRate(const FilterShape& shape,
+                                       uint64_t num_keys) {
+  if (absl::Status s = ValidateShape(shape); !s.ok()) return s;
+  return FpRate(num_keys, shape.num_blocks, shape.num_probes);
+}
+
+}  // namespace blockbloom
