@@ -11,33 +11,47 @@
 //              reduction: any num_blocks in [1, 2^32], no power-of-two
 //              rounding, no division; Lemire 2019, "fastrange")
 //   lo       = h & 0xffffffff
-//   selector = (lo * kSelectorSalt) >> 25            (7 bits: 128 lane sets)
-//   lanes    = { (s + j * t) mod 16 : j = 0 .. k-1 } with s = selector & 15
-//              and t = 2 * (selector >> 4) + 1       (odd, so k distinct lanes)
-//   bit in lane L = (lo * kLaneSalt[L]) >> 27        (5 bits: 0 .. 31)
+//   selector = uint32(lo * kSelectorSalt) * 240 >> 32  (in [0, 240))
+//   a, b     = selector / 16 + 1, selector % 16      (a in [1, 15], b in [0,
+//   15]) lanes    = { a * x + b : x = 0 .. k-1 }           (arithmetic in
+//   GF(16)) bit in lane L = (lo * kLaneSalt[L]) >> 27        (5 bits: 0 .. 31)
 //
 // The key sets (or, for a probe, requires) bit `bit(L)` of lane L for each of
 // its k lanes: exactly one bit in each of k DISTINCT lanes ("split").
+// GF(16) is GF(2)[x]/(x^4 + x + 1): lane numbers are its 16 elements, "+" is
+// XOR and "*" is carry-less multiplication reduced by 0b10011. x -> a*x + b is
+// a bijection for a != 0, so the k lanes are distinct.
 //
 // Why these lanes (the accuracy argument)
 // ---------------------------------------
 // With k FIXED lanes (the Parquet/Impala layout: 8 lanes, one bit each) every
-// key loads the same lanes, so a lane's fill is the whole block's load and the
-// false-positive rate is that of a split filter, 1.05% at 10 bits/key, worse
-// than a one-line Bloom filter that places k bits anywhere in 512 (0.96-0.97%,
-// RocksDB's FastLocalBloom). Choosing the k lanes per key spreads the load: a
-// lane is used by a key with probability k/16, so a given bit is set by a
-// given other key with probability (k/16)(1/32) = k/512, exactly as in a
-// one-line Bloom filter. What remains is the correlation between lanes: if a
-// key's lanes are k CONSECUTIVE lanes from a hashed start, adjacent lanes'
-// fills move together and a probe that hits one full lane tends to hit its
-// full neighbours (measured 1.05% at 10 bits/key). An odd stride t breaks
-// the adjacency: lanes s, s+t, s+2t, ... are spread around the block and the
-// 8 strides x 16 starts give 128 different sets, whose pairwise overlaps are
-// close to those of random k-subsets. Simulated with ideal random bits this
-// gives 0.978% at 10 bits/key (k=6), against 0.975% for random k-subsets and
-// 0.970% for bits anywhere in the line; tests/core/accuracy_test.cc measures
-// the real hash (docs/ARCHITECTURE.md has the table).
+// key loads the same lanes, and the false-positive rate is that of a split
+// filter: 1.05% at 10 bits/key, worse than a one-line Bloom filter that places
+// k bits anywhere in the 512 (about 0.96%, RocksDB's FastLocalBloom).
+// Choosing the k lanes per key spreads the load: a lane is used by a key with
+// probability k/16, so a given bit is set by a given other key with
+// probability (k/16)(1/32) = k/512, as in a one-line Bloom filter. What is
+// left is how the key's lane SETS overlap: a probe fails when its k lanes are
+// all filled, and lanes that tend to be chosen together fill together. The
+// best is a uniformly random k-subset of the 16 lanes; the question is how
+// close a small table of subsets (cheap to look up in a kernel) can get.
+// Exact rates for 10 bits/key, k = 6 (the formula of src/sizing.cc, which the
+// accuracy tests confirm within 3 sigma):
+//
+//   lane sets                                          FPR     sets
+//   k consecutive lanes from a hashed start           ~1.05%    16
+//   Z/16 strides {s + j*t mod 16}, t odd              0.9719%   64 distinct
+//   256 random k-subsets (a seeded table)             0.9744%  256
+//   GF(16) affine images {a*x + b} of {0..k-1}        0.9624%  240
+//   every k-subset, uniformly                         0.9624%  8008
+//   (bits anywhere in the line, FastLocalBloom)       0.957%    -
+//
+// The affine maps of GF(16) form a sharply 2-transitive group: every pair of
+// lanes lies in the same number of a key's lane sets (k(k-1) of the 240), as
+// with uniform subsets, while Z/16 strides are not (lanes 8 apart pair up
+// more often) and a random table is only balanced on average. At every
+// bits/key from 6 to 20 the affine sets match uniform subsets to 4 digits.
+// The table is 240 entries of 16 bits for the filter's k (480 bytes in L1).
 //
 // Why these hash bits
 // -------------------
@@ -71,9 +85,8 @@ inline constexpr int kLaneBits = 32;
 inline constexpr int kMinProbes = 1;
 inline constexpr int kMaxProbes = kLanes;  // one bit per distinct lane
 inline constexpr uint64_t kMaxBlocks = uint64_t{1} << 32;
-inline constexpr int kSelectorBits = 7;
-inline constexpr int kLaneSets = 1 << kSelectorBits;
-
+// The affine maps x -> a*x + b of GF(16), a != 0: 15 * 16 lane sets.
+inline constexpr int kLaneSets = 240;
 alignas(64) inline constexpr uint32_t kLaneSalt[kLanes] = {
     0x428a2f99, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
     0x923f82a5, 0xab1c5ed5, 0xd807aa99, 0x12835b01, 0x243185bf, 0x550c7dc3,
@@ -90,25 +103,42 @@ inline uint64_t BlockIndex(uint64_t hash, uint64_t num_blocks) {
   return ((hash >> 32) * num_blocks) >> 32;
 }
 
+// Which of the kLaneSets lane sets a key uses: multiply-shift range
+// reduction of a second 32-bit mix of lo.
 inline constexpr uint32_t Selector(uint32_t lo) {
-  return (lo * kSelectorSalt) >> (32 - kSelectorBits);
+  return static_cast<uint32_t>(
+      (uint64_t{static_cast<uint32_t>(lo * kSelectorSalt)} * kLaneSets) >> 32);
 }
 
 inline constexpr uint32_t BitInLane(uint32_t lo, int lane) {
   return (lo * kLaneSalt[lane]) >> 27;
 }
 
-// The 16-bit set of lanes {(s + j*t) mod 16 : j < k} for one selector value.
+// Multiplication in GF(16) = GF(2)[x]/(x^4 + x + 1).
+constexpr uint32_t Gf16Multiply(uint32_t a, uint32_t b) {
+  uint32_t product = 0;
+  for (int i = 0; i < 4; ++i) {
+    if ((b >> i) & 1) product ^= a << i;
+  }
+  for (int i = 6; i >= 4; --i) {
+    if ((product >> i) & 1) product ^= 0b10011u << (i - 4);
+  }
+  return product;
+}
+
+// The 16-bit set of lanes {a*x + b : x < k} for one selector value.
 constexpr uint16_t LaneSet(int k, uint32_t selector) {
-  const uint32_t s = selector & 15;
-  const uint32_t t = 2 * (selector >> 4) + 1;
+  const uint32_t a = selector / 16 + 1;
+  const uint32_t b = selector % 16;
   uint32_t set = 0;
-  for (int j = 0; j < k; ++j) set |= 1u << ((s + j * t) & 15);
+  for (int x = 0; x < k; ++x) {
+    set |= 1u << (Gf16Multiply(a, static_cast<uint32_t>(x)) ^ b);
+  }
   return static_cast<uint16_t>(set);
 }
 
-// kLaneSetTable[k][selector] for k in [0, 16]; row 0 is unused. 4.3 KiB, and a
-// filter only ever touches its own 256-byte row, which stays in L1.
+// kLaneSetTable.sets[k][selector] for k in [0, 16]; row 0 is unused. 8 KiB in
+// all; a filter only ever touches its own 480-byte row, which stays in L1.
 struct LaneSetTable {
   uint16_t sets[kMaxProbes + 1][kLaneSets];
 };

@@ -1,1 +1,312 @@
+// The public Filter and FilterBuilder: no false negatives on random and
+// adversarial key sets, options, wrapping caller-owned bits, batch APIs.
+#include "blockbloom/filter.h"
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "blockbloom/hash.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+namespace blockbloom {
+namespace {
+
+using ::testing::HasSubstr;
+
+Filter Build(const std::vector<std::string>& keys, FilterOptions options = {}) {
+  absl::StatusOr<FilterBuilder> builder = FilterBuilder::Create(options);
+  EXPECT_TRUE(builder.ok()) << builder.status();
+  for (const std::string& key : keys) builder->Add(key);
+  absl::StatusOr<Filter> filter = builder->Finish();
+  EXPECT_TRUE(filter.ok()) << filter.status();
+  return *std::move(filter);
+}
+
+void ExpectAllPresent(const Filter& filter,
+                      const std::vector<std::string>& keys) {
+  size_t missing = 0;
+  for (const std::string& key : keys) missing += !filter.MayContain(key);
+  EXPECT_EQ(missing, 0u);
+  // The batch path too.
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  std::unique_ptr<bool[]> results(new bool[views.size()]);
+  filter.MayContainBatch(views, absl::MakeSpan(results.get(), views.size()));
+  for (size_t i = 0; i < views.size(); ++i) {
+    ASSERT_TRUE(results[i]) << "batch false negative at " << i;
+  }
+}
+
+TEST(FilterTest, NoFalseNegativesOneMillionRandomKeys) {
+  std::mt19937_64 rng(7);
+  std::vector<std::string> keys;
+  for (int i = 0; i < 1'000'000; ++i) {
+    const uint64_t v = rng();
+    keys.emplace_back(reinterpret_cast<const char*>(&v), sizeof(v));
+  }
+  ExpectAllPresent(Build(keys), keys);
+}
+
+std::string Uint64Bytes(uint64_t v, bool big_endian) {
+  std::string s(8, '\0');
+  for (int i = 0; i < 8; ++i) {
+    const int shift = big_endian ? 56 - 8 * i : 8 * i;
+    s[i] = static_cast<char>(v >> shift);
+  }
+  return s;
+}
+
+TEST(FilterTest, NoFalseNegativesSequentialIntegersBothEndiannesses) {
+  for (bool big_endian : {false, true}) {
+    std::vector<std::string> keys;
+    for (uint64_t i = 0; i < 200'000; ++i) {
+      keys.push_back(Uint64Bytes(i, big_endian));
+    }
+    Filter filter = Build(keys);
+    ExpectAllPresent(filter, keys);
+    // Structured keys must not hurt accuracy either.
+    uint64_t positives = 0;
+    for (uint64_t i = 1'000'000; i < 1'400'000; ++i) {
+      positives += filter.MayContain(Uint64Bytes(i, big_endian));
+    }
+    EXPECT_LT(positives, 400'000 * 0.0099 * 1.1);
+  }
+}
+
+TEST(FilterTest, NoFalseNegativesForKeysSharingALongPrefix) {
+  const std::string prefix(100, 'p');
+  std::vector<std::string> keys;
+  for (int i = 0; i < 100'000; ++i) keys.push_back(absl::StrCat(prefix, i));
+  ExpectAllPresent(Build(keys), keys);
+}
+
+TEST(FilterTest, NoFalseNegativesForEmptyTinyAndHugeKeys) {
+  std::vector<std::string> keys = {"", std::string(1 << 20, 'z')};
+  for (int c = 0; c < 256; ++c)
+    keys.push_back(std::string(1, static_cast<char>(c)));
+  ExpectAllPresent(Build(keys), keys);
+  // The empty key and a 1 MiB key alone.
+  ExpectAllPresent(Build({""}), {""});
+  ExpectAllPresent(Build({std::string(1 << 20, 'q')}),
+                   {std::string(1 << 20, 'q')});
+}
+
+TEST(FilterTest, EmptyBuilderGivesAFilterThatContainsNothing) {
+  Filter filter = Build({});
+  EXPECT_EQ(filter.num_keys(), 0u);
+  EXPECT_EQ(filter.num_blocks(), 1u);
+  EXPECT_EQ(filter.EstimatedFpRate(), 0.0);
+  for (int i = 0; i < 1000; ++i)
+    EXPECT_FALSE(filter.MayContain(absl::StrCat(i)));
+}
+
+TEST(FilterTest, SizesFromBitsPerKeyIncludingFractional) {
+  std::vector<std::string> keys;
+  for (int i = 0; i < 10'000; ++i) keys.push_back(absl::StrCat("k", i));
+  FilterOptions options;
+  options.bits_per_key = 9.5;
+  Filter filter = Build(keys, options);
+  EXPECT_EQ(filter.num_blocks(), (10'000 * 95 + 5119) / 5120);  // ceil
+  EXPECT_EQ(filter.num_keys(), 10'000u);
+  EXPECT_EQ(filter.bits().size(), filter.num_blocks() * 64);
+  EXPECT_TRUE(filter.owns_bits());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(filter.bits().data()) % 64, 0u);
+}
+
+TEST(FilterTest, SizesFromTargetFpRate) {
+  std::vector<std::string> keys;
+  for (int i = 0; i < 100'000; ++i) keys.push_back(absl::StrCat("k", i));
+  FilterOptions options;
+  options.fp_rate = 0.001;
+  Filter filter = Build(keys, options);
+  EXPECT_LE(filter.EstimatedFpRate(), 0.001);
+  EXPECT_GT(filter.EstimatedFpRate(), 0.0009);  // not oversized
+  uint64_t positives = 0;
+  for (int i = 0; i < 1'000'000; ++i) {
+    positives += filter.MayContain(absl::StrCat("absent", i));
+  }
+  EXPECT_LT(positives, 1000 + 4 * 32);  // expected <= 1000, 4 sigma
+  ExpectAllPresent(filter, keys);
+}
+
+TEST(FilterTest, FixedShapeGoesStraightIntoTheFilter) {
+  FilterOptions options;
+  options.shape = {100, 7};
+  FilterBuilder builder = *FilterBuilder::Create(options);
+  std::vector<std::string> keys;
+  for (int i = 0; i < 5000; ++i) {
+    keys.push_back(absl::StrCat("k", i));
+    builder.Add(keys.back());
+  }
+  Filter filter = *builder.Finish();
+  EXPECT_EQ(filter.shape(), (FilterShape{100, 7}));
+  EXPECT_EQ(filter.num_keys(), 5000u);
+  ExpectAllPresent(filter, keys);
+  // The builder is reusable after Finish, with the same shape.
+  builder.Add("again");
+  Filter second = *builder.Finish();
+  EXPECT_EQ(second.shape(), (FilterShape{100, 7}));
+  EXPECT_TRUE(second.MayContain("again"));
+  EXPECT_EQ(second.num_keys(), 1u);
+}
+
+TEST(FilterTest, SameKeysGiveTheSameBitsWhateverTheBuildPath) {
+  std::vector<std::string> keys;
+  for (int i = 0; i < 3000; ++i) keys.push_back(absl::StrCat("k", i));
+  Filter sized = Build(keys);
+  FilterOptions fixed;
+  fixed.shape = sized.shape();
+  Filter direct = Build(keys, fixed);
+  ASSERT_EQ(sized.bits().size(), direct.bits().size());
+  EXPECT_EQ(0, std::memcmp(sized.bits().data(), direct.bits().data(),
+                           sized.bits().size()));
+}
+
+TEST(FilterTest, AdjacentDuplicatesCountOnce) {
+  FilterBuilder builder = *FilterBuilder::Create({});
+  for (int i = 0; i < 100; ++i) {
+    builder.Add("a");
+    builder.Add("a");
+    builder.Add("b");
+  }
+  EXPECT_EQ(builder.num_keys(), 200u);  // a, b, a, b, ...: not adjacent
+  Filter filter = *builder.Finish();
+  EXPECT_TRUE(filter.MayContain("a"));
+  EXPECT_TRUE(filter.MayContain("b"));
+  FilterBuilder runs = *FilterBuilder::Create({});
+  for (int i = 0; i < 100; ++i) runs.Add("a");
+  EXPECT_EQ(runs.num_keys(), 1u);
+}
+
+TEST(FilterTest, SeedChangesTheBitsAndIsKept) {
+  std::vector<std::string> keys;
+  for (int i = 0; i < 1000; ++i) keys.push_back(absl::StrCat("k", i));
+  FilterOptions seeded;
+  seeded.seed = 0xfeedface;
+  Filter a = Build(keys), b = Build(keys, seeded);
+  EXPECT_EQ(b.seed(), 0xfeedfaceu);
+  ExpectAllPresent(b, keys);
+  EXPECT_NE(0, std::memcmp(a.bits().data(), b.bits().data(), a.bits().size()));
+  // Probing by hash with the filter's seed is the same as probing by key.
+  for (const std::string& key : keys) {
+    EXPECT_TRUE(b.MayContainHash(HashKey(key, b.seed())));
+  }
+}
+
+TEST(FilterTest, HashKeyIsXxh3) {
+  // XXH3_64bits("") and with seed 0 are the same; seeded values differ.
+  EXPECT_EQ(HashKey(""), 0x2d06800538d394c2u);
+  EXPECT_EQ(HashKey("", 0), HashKey(""));
+  EXPECT_NE(HashKey("abc", 1), HashKey("abc", 0));
+}
+
+TEST(FilterTest, HashBatchMatchesSingleProbes) {
+  std::vector<std::string> keys;
+  for (int i = 0; i < 2000; ++i) keys.push_back(absl::StrCat("k", i));
+  Filter filter = Build(keys);
+  std::vector<uint64_t> hashes;
+  for (int i = 0; i < 4000; ++i)
+    hashes.push_back(HashKey(absl::StrCat("k", i)));
+  std::unique_ptr<bool[]> results(new bool[hashes.size()]);
+  filter.MayContainHashBatch(hashes,
+                             absl::MakeSpan(results.get(), hashes.size()));
+  for (size_t i = 0; i < hashes.size(); ++i) {
+    EXPECT_EQ(results[i], filter.MayContainHash(hashes[i])) << i;
+    if (i < 2000) {
+      EXPECT_TRUE(results[i]);
+    }
+  }
+  // Empty batches are fine.
+  filter.MayContainHashBatch({}, {});
+  filter.MayContainBatch({}, {});
+}
+
+TEST(FilterDeathTest, BatchWithMismatchedResultsAborts) {
+  Filter filter = Build({"a"});
+  std::vector<uint64_t> hashes(3);
+  bool results[2];
+  EXPECT_DEATH(filter.MayContainHashBatch(hashes, absl::MakeSpan(results, 2)),
+               "batch probe of 3 keys given 2 results");
+}
+
+TEST(FilterTest, WrapProbesCallerOwnedUnalignedBitsWithoutCopying) {
+  std::vector<std::string> keys;
+  for (int i = 0; i < 5000; ++i) keys.push_back(absl::StrCat("k", i));
+  Filter built = Build(keys);
+  std::vector<uint8_t> storage(built.bits().size() + 3);
+  std::memcpy(storage.data() + 3, built.bits().data(), built.bits().size());
+  absl::Span<const uint8_t> bits(storage.data() + 3, built.bits().size());
+  absl::StatusOr<Filter> wrapped =
+      Filter::Wrap(bits, built.shape(), built.seed(), built.num_keys());
+  ASSERT_TRUE(wrapped.ok()) << wrapped.status();
+  EXPECT_FALSE(wrapped->owns_bits());
+  EXPECT_EQ(wrapped->bits().data(), storage.data() + 3);
+  ExpectAllPresent(*wrapped, keys);
+  for (int i = 0; i < 10000; ++i) {
+    const std::string key = absl::StrCat("absent", i);
+    EXPECT_EQ(wrapped->MayContain(key), built.MayContain(key));
+  }
+  EXPECT_EQ(wrapped->EstimatedFpRate(), built.EstimatedFpRate());
+}
+
+TEST(FilterTest, WrapRejectsBadShapesAndSizes) {
+  std::vector<uint8_t> bits(128);
+  EXPECT_THAT(Filter::Wrap(bits, {2, 0}, 0, 0).status().message(),
+              HasSubstr("num_probes"));
+  EXPECT_THAT(Filter::Wrap(bits, {2, 17}, 0, 0).status().message(),
+              HasSubstr("num_probes"));
+  EXPECT_THAT(Filter::Wrap(bits, {0, 6}, 0, 0).status().message(),
+              HasSubstr("num_blocks"));
+  EXPECT_THAT(Filter::Wrap(bits, {3, 6}, 0, 0).status().message(),
+              HasSubstr("needs 192 bytes of bits, got 128"));
+  EXPECT_TRUE(Filter::Wrap(bits, {2, 6}, 0, 0).ok());
+}
+
+TEST(FilterTest, CreateRejectsBadOptions) {
+  FilterOptions o;
+  o.bits_per_key = 0;
+  EXPECT_EQ(FilterBuilder::Create(o).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  o.bits_per_key = -1;
+  EXPECT_FALSE(FilterBuilder::Create(o).ok());
+  o.bits_per_key = std::numeric_limits<double>::infinity();
+  EXPECT_FALSE(FilterBuilder::Create(o).ok());
+  o.bits_per_key = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_FALSE(FilterBuilder::Create(o).ok());
+  o = {};
+  o.fp_rate = 1;
+  EXPECT_THAT(FilterBuilder::Create(o).status().message(),
+              HasSubstr("fp_rate"));
+  o.fp_rate = -0.1;
+  EXPECT_FALSE(FilterBuilder::Create(o).ok());
+  o = {};
+  o.shape = {10, 0};
+  EXPECT_THAT(FilterBuilder::Create(o).status().message(),
+              HasSubstr("num_probes"));
+  o.shape = {(uint64_t{1} << 32) + 1, 6};
+  EXPECT_THAT(FilterBuilder::Create(o).status().message(),
+              HasSubstr("num_blocks"));
+}
+
+TEST(FilterTest, ReportsItsSimdTarget) { EXPECT_STRNE(ActiveSimdTarget(), ""); }
+
+// Pins the bits a fixed key set produces: a change to the hash, the layout or
+// the sizing shows up here (and would break every stored filter).
+TEST(FilterTest, BitsArePinned) {
+  std::vector<std::string> keys;
+  for (int i = 0; i < 1000; ++i) keys.push_back(absl::StrCat("golden", i));
+  Filter filter = Build(keys);
+  EXPECT_EQ(filter.shape(), (FilterShape{20, 7}));
+  const std::string_view bytes(
+      reinterpret_cast<const char*>(filter.bits().data()),
+      filter.bits().size());
+  EXPECT_EQ(HashKey(bytes), 0x4e25cd3f90d8b2fau) << std::hex << HashKey(bytes);
+}
+
+}  // namespace
+}  // namespace blockbloom
