@@ -15,12 +15,6 @@
 namespace blockbloom {
 namespace {
 
-internal::FilterRef RefOf(const uint8_t* bits, const FilterShape& shape,
-                          uint64_t seed) {
-  return {bits, shape.num_blocks, internal::LaneSetsFor(shape.num_probes),
-          seed};
-}
-
 void CheckSameSize(size_t inputs, size_t results) {
   if (inputs != results) {
     std::fprintf(stderr,
@@ -48,7 +42,11 @@ Filter::Filter(std::unique_ptr<internal::AlignedBuffer> owned,
       bits_(bits),
       shape_(shape),
       seed_(seed),
-      num_keys_(num_keys) {}
+      num_keys_(num_keys),
+      lane_sets_(internal::LaneSetsFor(shape.num_probes)),
+      kernels_(internal::ActiveKernels()),
+      probe_hash_(kernels_->probe_hash),
+      probe_key_(kernels_->probe_key) {}
 
 Filter::Filter(Filter&&) noexcept = default;
 Filter& Filter::operator=(Filter&&) noexcept = default;
@@ -66,26 +64,18 @@ absl::StatusOr<Filter> Filter::Wrap(absl::Span<const uint8_t> bits,
   return Filter(nullptr, bits.data(), shape, seed, num_keys);
 }
 
-bool Filter::MayContain(std::string_view key) const {
-  return internal::MayContainKey(RefOf(bits_, shape_, seed_), key);
-}
-
-bool Filter::MayContainHash(uint64_t hash) const {
-  return internal::MayContainHash(RefOf(bits_, shape_, seed_), hash);
-}
-
 void Filter::MayContainBatch(absl::Span<const std::string_view> keys,
                              absl::Span<bool> results) const {
   CheckSameSize(keys.size(), results.size());
-  internal::MayContainKeys(RefOf(bits_, shape_, seed_), keys.data(),
-                           keys.size(), results.data());
+  kernels_->probe_keys({bits_, shape_.num_blocks, lane_sets_, seed_},
+                       keys.data(), keys.size(), results.data());
 }
 
 void Filter::MayContainHashBatch(absl::Span<const uint64_t> hashes,
                                  absl::Span<bool> results) const {
   CheckSameSize(hashes.size(), results.size());
-  internal::MayContainHashes(RefOf(bits_, shape_, seed_), hashes.data(),
-                             hashes.size(), results.data());
+  kernels_->probe_hashes({bits_, shape_.num_blocks, lane_sets_, seed_},
+                         hashes.data(), hashes.size(), results.data());
 }
 
 double Filter::EstimatedFpRate() const {

@@ -64,12 +64,15 @@ HWY_INLINE const uint8_t* BlockOf(const FilterRef& f, uint64_t hash) {
   return f.bits + BlockIndex(hash, f.num_blocks) * kBlockBytes;
 }
 
-bool ProbeHash(const FilterRef& f, uint64_t hash) {
-  return ProbeBlock(BlockOf(f, hash), static_cast<uint32_t>(hash), f.lane_sets);
+bool ProbeHash(const uint8_t* bits, uint64_t num_blocks,
+               const uint16_t* lane_sets, uint64_t hash) {
+  return ProbeBlock(bits + BlockIndex(hash, num_blocks) * kBlockBytes,
+                    static_cast<uint32_t>(hash), lane_sets);
 }
 
-bool ProbeKey(const FilterRef& f, std::string_view key) {
-  return ProbeHash(f, Hash64(key, f.seed));
+bool ProbeKey(const uint8_t* bits, uint64_t num_blocks,
+              const uint16_t* lane_sets, uint64_t seed, std::string_view key) {
+  return ProbeHash(bits, num_blocks, lane_sets, Hash64(key, seed));
 }
 
 // Pass 1 computes and prefetches the chunk's blocks, pass 2 tests them.
@@ -116,7 +119,11 @@ void InsertBatch(uint8_t* bits, uint64_t num_blocks, const uint16_t* lane_sets,
   }
 }
 
-const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
+const Kernels kKernels = {&ProbeHash,   &ProbeKey,
+                          &ProbeHashes, &ProbeKeys,
+                          &InsertBatch, hwy::TargetName(HWY_TARGET)};
+
+const Kernels* GetKernels() { return &kKernels; }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)
 }  // namespace HWY_NAMESPACE
@@ -126,37 +133,13 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace blockbloom::internal {
 
-HWY_EXPORT(ProbeHash);
-HWY_EXPORT(ProbeKey);
-HWY_EXPORT(ProbeHashes);
-HWY_EXPORT(ProbeKeys);
-HWY_EXPORT(InsertBatch);
-HWY_EXPORT(TargetName);
+HWY_EXPORT(GetKernels);
 
-bool MayContainHash(const FilterRef& f, uint64_t hash) {
-  return HWY_DYNAMIC_DISPATCH(ProbeHash)(f, hash);
+const Kernels* ActiveKernels() {
+  hwy::ChosenTarget& chosen = hwy::GetChosenTarget();
+  if (!chosen.IsInitialized()) chosen.Update(hwy::SupportedTargets());
+  return HWY_DYNAMIC_DISPATCH(GetKernels)();
 }
-
-bool MayContainKey(const FilterRef& f, std::string_view key) {
-  return HWY_DYNAMIC_DISPATCH(ProbeKey)(f, key);
-}
-
-void MayContainHashes(const FilterRef& f, const uint64_t* hashes, size_t n,
-                      bool* results) {
-  HWY_DYNAMIC_DISPATCH(ProbeHashes)(f, hashes, n, results);
-}
-
-void MayContainKeys(const FilterRef& f, const std::string_view* keys, size_t n,
-                    bool* results) {
-  HWY_DYNAMIC_DISPATCH(ProbeKeys)(f, keys, n, results);
-}
-
-void InsertHashes(uint8_t* bits, uint64_t num_blocks, const uint16_t* lane_sets,
-                  const uint64_t* hashes, size_t n) {
-  HWY_DYNAMIC_DISPATCH(InsertBatch)(bits, num_blocks, lane_sets, hashes, n);
-}
-
-const char* ActiveTargetName() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }
 
 }  // namespace blockbloom::internal
 #endif  // HWY_ONCE

@@ -38,6 +38,7 @@ namespace blockbloom {
 
 namespace internal {
 class AlignedBuffer;
+struct Kernels;
 }  // namespace internal
 
 // An immutable filter: probe it with keys or with hashes from HashKey().
@@ -59,9 +60,13 @@ class Filter {
   ~Filter();
 
   // False if `key` is definitely not in the set; true if it may be.
-  bool MayContain(std::string_view key) const;
+  bool MayContain(std::string_view key) const {
+    return probe_key_(bits_, shape_.num_blocks, lane_sets_, seed_, key);
+  }
   // The same for a key's hash, HashKey(key, seed()).
-  bool MayContainHash(uint64_t hash) const;
+  bool MayContainHash(uint64_t hash) const {
+    return probe_hash_(bits_, shape_.num_blocks, lane_sets_, hash);
+  }
 
   // Batch probes: results[i] = MayContain(keys[i]). Faster than a loop for
   // more than a few keys when the filter is larger than the cache: all block
@@ -98,6 +103,13 @@ class Filter {
   FilterShape shape_;
   uint64_t seed_;
   uint64_t num_keys_;
+  // The layout's lane sets for k, and the SIMD kernels chosen for this CPU
+  // when the filter was made: a probe is one indirect call, no dispatch.
+  const uint16_t* lane_sets_;
+  const internal::Kernels* kernels_;
+  bool (*probe_hash_)(const uint8_t*, uint64_t, const uint16_t*, uint64_t);
+  bool (*probe_key_)(const uint8_t*, uint64_t, const uint16_t*, uint64_t,
+                     std::string_view);
 };
 
 // How to size a filter. Set one of bits_per_key (the default), fp_rate, or
