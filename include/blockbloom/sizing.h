@@ -6,8 +6,8 @@
 // average one. These functions use the exact expectation for this layout
 // (a binomial mixture over block loads of the per-block rate, with the
 // per-block rate computed over blockbloom's 128 lane sets); see
-// docs/ARCHITECTURE.md for the derivation. The textbook formula underestimates
-// the rate by 10-20% at 10 bits/key.
+// docs/ARCHITECTURE.md for the derivation. The textbook formula says 0.84% at
+// 10 bits/key; the truth for this layout is 0.96%.
 //
 //   auto shape = blockbloom::ShapeForFpRate(/*num_keys=*/1'000'000, 0.01);
 //   if (!shape.ok()) return shape.status();
