@@ -2,9 +2,10 @@
 // (single key, single hash, batch of keys, batch of hashes, a Wrap()ped copy
 // at an odd address), and every answer must equal the scalar reference's.
 //
-// Input: byte 0 picks k (0 = sized by the builder) and the path, bytes 1-2
-// the number of blocks (0 = sized from bits/key), bytes 3-10 the seed; the
-// rest is keys, each a 1-byte length then that many bytes.
+// Input: byte 0 picks k (0 = sized by the builder) and whether narrow lanes
+// are allowed, bytes 1-2 the number of blocks (0 = sized from bits/key) and
+// the lane width, bytes 3-10 the seed; the rest is keys, each a 1-byte length
+// then that many bytes.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -44,7 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   blockbloom::FilterOptions options;
   options.seed = seed;
   options.bits_per_key = 1 + (data[1] % 32);
-  if (blocks != 0 && k != 0) options.shape = {blocks, k};
+  options.allow_narrow_lanes = data[0] & 0x80;
+  if (blocks != 0 && k != 0) options.shape = {blocks, k, 1 + data[2] % 32};
   auto builder = blockbloom::FilterBuilder::Create(options);
   Check(builder.ok(), "Create");
   for (std::string_view key : keys) builder->Add(key);
@@ -73,7 +75,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(wrapped.ok(), "Wrap");
   const blockbloom::internal::FilterRef ref = {
       copy.data() + 1, filter->num_blocks(),
-      blockbloom::internal::LaneSetsFor(filter->num_probes()), seed};
+      blockbloom::internal::LaneSetsFor(filter->num_probes()), seed,
+      static_cast<uint32_t>(filter->lane_bits())};
   for (size_t i = 0; i + 8 <= size; i += 3) {
     uint64_t h;
     std::memcpy(&h, data + i, 8);

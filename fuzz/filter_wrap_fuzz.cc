@@ -2,8 +2,9 @@
 // whose size matches the shape, never read out of bounds (ASan), and every
 // probe path must agree with the scalar reference on whatever bits it gets.
 //
-// Input: byte 0 = k (any value: out-of-range ones must be rejected), bytes
-// 1-2 = claimed number of blocks, bytes 3-10 = seed, the rest = the bits.
+// Input: byte 0 = k and lane width (any value: out-of-range ones must be
+// rejected), bytes 1-2 = claimed number of blocks, bytes 3-10 = seed, the
+// rest = the bits.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -17,6 +18,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 11) return 0;
   const int k = data[0] % 20;
+  const int lane_bits = data[0] >= 128 ? 32 : (data[0] >> 2) % 34;  // 0..33
   const uint64_t claimed_blocks = data[1] | (data[2] << 8);
   uint64_t seed;
   std::memcpy(&seed, data + 3, 8);
@@ -25,15 +27,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::unique_ptr<uint8_t[]> bits(new uint8_t[bits_size ? bits_size : 1]);
   if (bits_size) std::memcpy(bits.get(), data + 11, bits_size);
 
-  auto filter = blockbloom::Filter::Wrap(
-      absl::MakeConstSpan(bits.get(), bits_size), {claimed_blocks, k}, seed, 0);
-  const bool valid = k >= 1 && k <= 16 && claimed_blocks >= 1 &&
-                     claimed_blocks * 64 == bits_size;
+  auto filter =
+      blockbloom::Filter::Wrap(absl::MakeConstSpan(bits.get(), bits_size),
+                               {claimed_blocks, k, lane_bits}, seed, 0);
+  const bool valid = k >= 1 && k <= 16 && lane_bits >= 1 && lane_bits <= 32 &&
+                     claimed_blocks >= 1 &&
+                     claimed_blocks * 2 * lane_bits == bits_size;
   if (filter.ok() != valid) abort();
   if (!filter.ok()) return 0;
 
   const blockbloom::internal::FilterRef ref = {
-      bits.get(), claimed_blocks, blockbloom::internal::LaneSetsFor(k), seed};
+      bits.get(), claimed_blocks, blockbloom::internal::LaneSetsFor(k), seed,
+      static_cast<uint32_t>(lane_bits)};
   std::vector<uint64_t> hashes;
   for (size_t i = 0; i + 8 <= size; i += 5) {
     uint64_t h;

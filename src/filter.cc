@@ -31,22 +31,37 @@ int DefaultProbes(double bits_per_key) {
   return static_cast<int>(std::clamp(k, 1.0, 16.0));
 }
 
+// A filter that cannot say no: the fail-open stand-in (Filter::MatchAll).
+bool MatchAllHash(const internal::FilterRef&, uint64_t) { return true; }
+bool MatchAllKey(const internal::FilterRef&, std::string_view) { return true; }
+void MatchAllHashes(const internal::FilterRef&, const uint64_t*, size_t n,
+                    bool* results) {
+  std::fill(results, results + n, true);
+}
+void MatchAllKeys(const internal::FilterRef&, const std::string_view*, size_t n,
+                  bool* results) {
+  std::fill(results, results + n, true);
+}
+const internal::Kernels kMatchAllKernels = {&MatchAllHash,      &MatchAllKey,
+                                            &MatchAllHashes,    &MatchAllKeys,
+                                            /*insert=*/nullptr, "match-all"};
+
 }  // namespace
 
 // ---------------------------------------------------------------- Filter
 
 Filter::Filter(std::unique_ptr<internal::AlignedBuffer> owned,
                const uint8_t* bits, const FilterShape& shape, uint64_t seed,
-               uint64_t num_keys)
+               uint64_t num_keys, const internal::Kernels* kernels)
     : owned_(std::move(owned)),
-      bits_(bits),
       shape_(shape),
-      seed_(seed),
       num_keys_(num_keys),
-      lane_sets_(internal::LaneSetsFor(shape.num_probes)),
-      kernels_(internal::ActiveKernels()),
-      probe_hash_(kernels_->probe_hash),
-      probe_key_(kernels_->probe_key) {}
+      ref_{bits, shape.num_blocks,
+           internal::LaneSetsFor(std::max(shape.num_probes, 1)), seed,
+           static_cast<uint32_t>(shape.lane_bits)},
+      kernels_(kernels),
+      probe_hash_(kernels->probe_hash),
+      probe_key_(kernels->probe_key) {}
 
 Filter::Filter(Filter&&) noexcept = default;
 Filter& Filter::operator=(Filter&&) noexcept = default;
@@ -58,27 +73,33 @@ absl::StatusOr<Filter> Filter::Wrap(absl::Span<const uint8_t> bits,
   if (absl::Status s = ValidateShape(shape); !s.ok()) return s;
   if (bits.size() != shape.size_bytes()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("a filter of ", shape.num_blocks, " blocks needs ",
-                     shape.size_bytes(), " bytes of bits, got ", bits.size()));
+        absl::StrCat("a filter of ", shape.num_blocks, " blocks of ",
+                     shape.lane_bits, "-bit lanes needs ", shape.size_bytes(),
+                     " bytes of bits, got ", bits.size()));
   }
-  return Filter(nullptr, bits.data(), shape, seed, num_keys);
+  return Filter(nullptr, bits.data(), shape, seed, num_keys,
+                internal::KernelsFor(static_cast<uint32_t>(shape.lane_bits)));
+}
+
+Filter Filter::MatchAll() {
+  return Filter(nullptr, nullptr, FilterShape{0, 0, 0}, 0, 0,
+                &kMatchAllKernels);
 }
 
 void Filter::MayContainBatch(absl::Span<const std::string_view> keys,
                              absl::Span<bool> results) const {
   CheckSameSize(keys.size(), results.size());
-  kernels_->probe_keys({bits_, shape_.num_blocks, lane_sets_, seed_},
-                       keys.data(), keys.size(), results.data());
+  kernels_->probe_keys(ref_, keys.data(), keys.size(), results.data());
 }
 
 void Filter::MayContainHashBatch(absl::Span<const uint64_t> hashes,
                                  absl::Span<bool> results) const {
   CheckSameSize(hashes.size(), results.size());
-  kernels_->probe_hashes({bits_, shape_.num_blocks, lane_sets_, seed_},
-                         hashes.data(), hashes.size(), results.data());
+  kernels_->probe_hashes(ref_, hashes.data(), hashes.size(), results.data());
 }
 
 double Filter::EstimatedFpRate() const {
+  if (is_match_all()) return 1.0;
   return blockbloom::EstimatedFpRate(shape_, num_keys_).value_or(1.0);
 }
 
@@ -125,9 +146,11 @@ void FilterBuilder::AddHash(uint64_t hash) {
   last_hash_ = hash;
   ++num_keys_;
   if (fixed_bits_ != nullptr) {
-    internal::ReferenceInsert(fixed_bits_->data(), options_.shape.num_blocks,
-                              internal::LaneSetsFor(options_.shape.num_probes),
-                              hash);
+    const internal::FilterRef ref = {
+        fixed_bits_->data(), options_.shape.num_blocks,
+        internal::LaneSetsFor(options_.shape.num_probes), options_.seed,
+        static_cast<uint32_t>(options_.shape.lane_bits)};
+    internal::ReferenceInsert(ref, fixed_bits_->data(), hash);
   } else {
     hashes_.push_back(hash);
   }
@@ -137,10 +160,16 @@ absl::StatusOr<FilterShape> FilterBuilder::ShapeForKeys(
     uint64_t num_keys) const {
   if (options_.shape.num_blocks != 0) return options_.shape;
   if (num_keys == 0) {
-    return FilterShape{1, DefaultProbes(options_.bits_per_key)};
+    // One block of the narrowest lanes allowed: 2 bytes, or 64.
+    return FilterShape{1, DefaultProbes(options_.bits_per_key),
+                       options_.allow_narrow_lanes ? 1 : 32};
   }
-  if (options_.fp_rate != 0) return ShapeForFpRate(num_keys, options_.fp_rate);
-  return ShapeForBitsPerKey(num_keys, options_.bits_per_key);
+  if (options_.fp_rate != 0) {
+    return ShapeForFpRate(num_keys, options_.fp_rate,
+                          options_.allow_narrow_lanes);
+  }
+  return ShapeForBitsPerKey(num_keys, options_.bits_per_key,
+                            options_.allow_narrow_lanes);
 }
 
 absl::StatusOr<Filter> FilterBuilder::Finish() {
@@ -152,7 +181,7 @@ absl::StatusOr<Filter> FilterBuilder::Finish() {
     std::unique_ptr<internal::AlignedBuffer> bits = std::move(fixed_bits_);
     const uint8_t* data = bits->data();
     return Filter(std::move(bits), data, options_.shape, options_.seed,
-                  num_keys);
+                  num_keys, internal::KernelsFor(options_.shape.lane_bits));
   }
   std::vector<uint64_t> hashes = std::move(hashes_);
   hashes_ = {};
@@ -161,11 +190,15 @@ absl::StatusOr<Filter> FilterBuilder::Finish() {
   absl::StatusOr<std::unique_ptr<internal::AlignedBuffer>> bits =
       internal::AlignedBuffer::Create(shape->size_bytes());
   if (!bits.ok()) return bits.status();
-  internal::InsertHashes((*bits)->data(), shape->num_blocks,
-                         internal::LaneSetsFor(shape->num_probes),
-                         hashes.data(), hashes.size());
-  const uint8_t* data = (*bits)->data();
-  return Filter(*std::move(bits), data, *shape, options_.seed, num_keys);
+  uint8_t* data = (*bits)->data();
+  const internal::Kernels* kernels =
+      internal::KernelsFor(static_cast<uint32_t>(shape->lane_bits));
+  const internal::FilterRef ref = {
+      data, shape->num_blocks, internal::LaneSetsFor(shape->num_probes),
+      options_.seed, static_cast<uint32_t>(shape->lane_bits)};
+  kernels->insert(ref, data, hashes.data(), hashes.size());
+  return Filter(*std::move(bits), data, *shape, options_.seed, num_keys,
+                kernels);
 }
 
 const char* ActiveSimdTarget() { return internal::ActiveTargetName(); }

@@ -4,8 +4,11 @@
 //
 // Layout
 // ------
-// A filter is `num_blocks` blocks of 512 bits (one 64-byte cache line). A
-// block is 16 little-endian 32-bit lanes. A key is a 64-bit hash h:
+// A filter is `num_blocks` blocks of 16 lanes of w bits; w = 32 (a 512-bit
+// block, one 64-byte cache line) except in small filters (below). Bit j of
+// lane L of block B is bit (B*16*w + L*w + j) of the filter's bytes, counting
+// from the least significant bit of byte 0: with w = 32 a lane is a
+// little-endian 32-bit word. A key is a 64-bit hash h:
 //
 //   block    = (h >> 32) * num_blocks >> 32          (multiply-shift range
 //              reduction: any num_blocks in [1, 2^32], no power-of-two
@@ -53,6 +56,17 @@
 // bits/key from 6 to 20 the affine sets match uniform subsets to 4 digits.
 // The table is 240 entries of 16 bits for the filter's k (480 bytes in L1).
 //
+// Small filters: narrow lanes
+// ---------------------------
+// A storage engine may build a filter per 4 KiB data block, for ~37-140 keys
+// (LevelDB). Rounding 370 bits up to a 512-bit block would cost 4 bits/key.
+// Filters of fewer than kNarrowLaneMaxBlocks blocks therefore use lanes of
+// w < 32 bits, w = ceil(bits / (16 * num_blocks)): the size rounds up to 16
+// bits per block, not 512. Everything else is unchanged (same lane sets,
+// same bit formula with w), so the sizing math covers both. Only w = 32 has
+// SIMD kernels; small filters are probed by the scalar code below, which is
+// the reference for every w.
+//
 // Why these hash bits
 // -------------------
 // The block uses the high 32 bits; everything inside the block uses the low
@@ -67,11 +81,11 @@
 #ifndef BLOCKBLOOM_SRC_LAYOUT_H_
 #define BLOCKBLOOM_SRC_LAYOUT_H_
 
-#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
+
+#include "blockbloom/internal/filter_ref.h"
 
 static_assert(
     std::endian::native == std::endian::little,
@@ -79,9 +93,11 @@ static_assert(
 
 namespace blockbloom::internal {
 
-inline constexpr size_t kBlockBytes = 64;
+inline constexpr size_t kBlockBytes = 64;  // with 32-bit lanes
 inline constexpr int kLanes = 16;
 inline constexpr int kLaneBits = 32;
+// Filters that would have fewer blocks than this get narrow lanes.
+inline constexpr uint64_t kNarrowLaneMaxBlocks = 16;
 inline constexpr int kMinProbes = 1;
 inline constexpr int kMaxProbes = kLanes;  // one bit per distinct lane
 inline constexpr uint64_t kMaxBlocks = uint64_t{1} << 32;
@@ -110,8 +126,14 @@ inline constexpr uint32_t Selector(uint32_t lo) {
       (uint64_t{static_cast<uint32_t>(lo * kSelectorSalt)} * kLaneSets) >> 32);
 }
 
-inline constexpr uint32_t BitInLane(uint32_t lo, int lane) {
-  return (lo * kLaneSalt[lane]) >> 27;
+// The bit of lane `lane` that a key uses, in [0, lane_bits): multiply-shift
+// range reduction of a per-lane mix of lo. With 32-bit lanes it is the top 5
+// bits of the mix, which is what the SIMD kernels compute.
+inline constexpr uint32_t BitInLane(uint32_t lo, int lane,
+                                    uint32_t lane_bits = kLaneBits) {
+  return static_cast<uint32_t>(
+      (uint64_t{static_cast<uint32_t>(lo * kLaneSalt[lane])} * lane_bits) >>
+      32);
 }
 
 // Multiplication in GF(16) = GF(2)[x]/(x^4 + x + 1).
@@ -157,15 +179,12 @@ inline const uint16_t* LaneSetsFor(int num_probes) {
   return kLaneSetTable.sets[num_probes];
 }
 
-// Everything a probe needs, as plain values: the kernels take this by value.
-struct FilterRef {
-  const uint8_t* bits;        // num_blocks * 64 bytes, any alignment
-  uint64_t num_blocks;        // in [1, 2^32]
-  const uint16_t* lane_sets;  // LaneSetsFor(k)
-  uint64_t seed;              // hash seed, for the keyed APIs
-};
+inline uint64_t BlockBytes(uint32_t lane_bits) {
+  return 2 * uint64_t{lane_bits};
+}
 
-// The 16 lane masks a hash requires of its block (0 for lanes not used).
+// The 16 lane masks a hash requires of its block with 32-bit lanes (0 for
+// lanes not used): what the SIMD kernels build.
 inline void BlockMask(uint32_t lo, const uint16_t* lane_sets,
                       uint32_t mask[kLanes]) {
   const uint32_t set = lane_sets[Selector(lo)];
@@ -175,32 +194,33 @@ inline void BlockMask(uint32_t lo, const uint16_t* lane_sets,
   }
 }
 
-inline uint32_t LoadLane(const uint8_t* block, int lane) {
-  uint32_t word;
-  std::memcpy(&word, block + 4 * lane, sizeof(word));
-  return word;
+// Calls fn(bit_index) for each of the key's k bits, as an index into the
+// filter's bits (see "Layout" above). Valid for every lane width.
+template <typename Fn>
+inline void ForEachBit(const FilterRef& f, uint64_t hash, Fn fn) {
+  const uint32_t lo = static_cast<uint32_t>(hash);
+  const uint32_t w = f.lane_bits;
+  const uint64_t first = BlockIndex(hash, f.num_blocks) * kLanes * w;
+  const uint32_t set = f.lane_sets[Selector(lo)];
+  for (int lane = 0; lane < kLanes; ++lane) {
+    if ((set >> lane) & 1)
+      fn(first + uint64_t{lane * w} + BitInLane(lo, lane, w));
+  }
 }
 
-// The scalar reference: what every SIMD target must answer, bit for bit.
+// The scalar reference: what every SIMD target must answer, bit for bit, and
+// the probe of narrow-lane filters.
 inline bool ReferenceMayContain(const FilterRef& f, uint64_t hash) {
-  const uint8_t* block = f.bits + BlockIndex(hash, f.num_blocks) * kBlockBytes;
-  uint32_t mask[kLanes];
-  BlockMask(static_cast<uint32_t>(hash), f.lane_sets, mask);
-  for (int lane = 0; lane < kLanes; ++lane) {
-    if ((LoadLane(block, lane) & mask[lane]) != mask[lane]) return false;
-  }
-  return true;
+  bool all = true;
+  ForEachBit(f, hash,
+             [&](uint64_t bit) { all &= (f.bits[bit >> 3] >> (bit & 7)) & 1; });
+  return all;
 }
 
-inline void ReferenceInsert(uint8_t* bits, uint64_t num_blocks,
-                            const uint16_t* lane_sets, uint64_t hash) {
-  uint8_t* block = bits + BlockIndex(hash, num_blocks) * kBlockBytes;
-  uint32_t mask[kLanes];
-  BlockMask(static_cast<uint32_t>(hash), lane_sets, mask);
-  for (int lane = 0; lane < kLanes; ++lane) {
-    const uint32_t word = LoadLane(block, lane) | mask[lane];
-    std::memcpy(block + 4 * lane, &word, sizeof(word));
-  }
+inline void ReferenceInsert(const FilterRef& f, uint8_t* bits, uint64_t hash) {
+  ForEachBit(f, hash, [&](uint64_t bit) {
+    bits[bit >> 3] |= static_cast<uint8_t>(1u << (bit & 7));
+  });
 }
 
 }  // namespace blockbloom::internal

@@ -64,15 +64,12 @@ HWY_INLINE const uint8_t* BlockOf(const FilterRef& f, uint64_t hash) {
   return f.bits + BlockIndex(hash, f.num_blocks) * kBlockBytes;
 }
 
-bool ProbeHash(const uint8_t* bits, uint64_t num_blocks,
-               const uint16_t* lane_sets, uint64_t hash) {
-  return ProbeBlock(bits + BlockIndex(hash, num_blocks) * kBlockBytes,
-                    static_cast<uint32_t>(hash), lane_sets);
+bool ProbeHash(const FilterRef& f, uint64_t hash) {
+  return ProbeBlock(BlockOf(f, hash), static_cast<uint32_t>(hash), f.lane_sets);
 }
 
-bool ProbeKey(const uint8_t* bits, uint64_t num_blocks,
-              const uint16_t* lane_sets, uint64_t seed, std::string_view key) {
-  return ProbeHash(bits, num_blocks, lane_sets, Hash64(key, seed));
+bool ProbeKey(const FilterRef& f, std::string_view key) {
+  return ProbeHash(f, Hash64(key, f.seed));
 }
 
 // Pass 1 computes and prefetches the chunk's blocks, pass 2 tests them.
@@ -102,19 +99,19 @@ void ProbeKeys(const FilterRef& f, const std::string_view* keys, size_t n,
   }
 }
 
-void InsertBatch(uint8_t* bits, uint64_t num_blocks, const uint16_t* lane_sets,
-                 const uint64_t* hashes, size_t n) {
+void InsertBatch(const FilterRef& f, uint8_t* bits, const uint64_t* hashes,
+                 size_t n) {
   uint8_t* blocks[kBatchChunk];
   for (size_t start = 0; start < n; start += kBatchChunk) {
     const size_t m = n - start < kBatchChunk ? n - start : kBatchChunk;
     for (size_t j = 0; j < m; ++j) {
       blocks[j] =
-          bits + BlockIndex(hashes[start + j], num_blocks) * kBlockBytes;
+          bits + BlockIndex(hashes[start + j], f.num_blocks) * kBlockBytes;
       hwy::Prefetch(blocks[j]);
     }
     for (size_t j = 0; j < m; ++j) {
       InsertBlock(blocks[j], static_cast<uint32_t>(hashes[start + j]),
-                  lane_sets);
+                  f.lane_sets);
     }
   }
 }
@@ -139,6 +136,45 @@ const Kernels* ActiveKernels() {
   hwy::ChosenTarget& chosen = hwy::GetChosenTarget();
   if (!chosen.IsInitialized()) chosen.Update(hwy::SupportedTargets());
   return HWY_DYNAMIC_DISPATCH(GetKernels)();
+}
+
+// Narrow-lane filters are small (under kNarrowLaneMaxBlocks blocks, so in
+// cache): the scalar reference probes them.
+namespace {
+
+bool NarrowProbeHash(const FilterRef& f, uint64_t hash) {
+  return ReferenceMayContain(f, hash);
+}
+
+bool NarrowProbeKey(const FilterRef& f, std::string_view key) {
+  return ReferenceMayContain(f, Hash64(key, f.seed));
+}
+
+void NarrowProbeHashes(const FilterRef& f, const uint64_t* hashes, size_t n,
+                       bool* results) {
+  for (size_t i = 0; i < n; ++i) results[i] = ReferenceMayContain(f, hashes[i]);
+}
+
+void NarrowProbeKeys(const FilterRef& f, const std::string_view* keys, size_t n,
+                     bool* results) {
+  for (size_t i = 0; i < n; ++i) {
+    results[i] = ReferenceMayContain(f, Hash64(keys[i], f.seed));
+  }
+}
+
+void NarrowInsert(const FilterRef& f, uint8_t* bits, const uint64_t* hashes,
+                  size_t n) {
+  for (size_t i = 0; i < n; ++i) ReferenceInsert(f, bits, hashes[i]);
+}
+
+const Kernels kNarrowKernels = {&NarrowProbeHash,   &NarrowProbeKey,
+                                &NarrowProbeHashes, &NarrowProbeKeys,
+                                &NarrowInsert,      "narrow"};
+
+}  // namespace
+
+const Kernels* KernelsFor(uint32_t lane_bits) {
+  return lane_bits == kLaneBits ? ActiveKernels() : &kNarrowKernels;
 }
 
 }  // namespace blockbloom::internal

@@ -12,54 +12,56 @@
 
 namespace blockbloom::internal {
 
-// The kernels of one Highway target. The single-key probes take scalars, not
-// a FilterRef, so that every argument travels in a register.
+// The kernels of one Highway target. They take the filter's FilterRef by
+// reference: a probe passes a pointer, not a copy of the fields.
 struct Kernels {
-  bool (*probe_hash)(const uint8_t* bits, uint64_t num_blocks,
-                     const uint16_t* lane_sets, uint64_t hash);
-  bool (*probe_key)(const uint8_t* bits, uint64_t num_blocks,
-                    const uint16_t* lane_sets, uint64_t seed,
-                    std::string_view key);
+  bool (*probe_hash)(const FilterRef& f, uint64_t hash);
+  bool (*probe_key)(const FilterRef& f, std::string_view key);
   // Batches: compute every block address first and prefetch it, then test, so
   // the cache misses of up to kBatchChunk keys overlap instead of queueing.
   void (*probe_hashes)(const FilterRef& f, const uint64_t* hashes, size_t n,
                        bool* results);
   void (*probe_keys)(const FilterRef& f, const std::string_view* keys, size_t n,
                      bool* results);
-  // Sets the bits of n hashes, prefetching blocks ahead like the batch probe.
-  void (*insert)(uint8_t* bits, uint64_t num_blocks, const uint16_t* lane_sets,
-                 const uint64_t* hashes, size_t n);
-  // "AVX3" (AVX-512), "AVX2", "SSE4", "NEON", "EMU128", "SCALAR", ...
+  // Sets the bits of n hashes in `bits` (a filter of f's geometry),
+  // prefetching blocks ahead like the batch probe.
+  void (*insert)(const FilterRef& f, uint8_t* bits, const uint64_t* hashes,
+                 size_t n);
+  // "AVX3" (AVX-512), "AVX2", "SSE4", "NEON", "EMU128", "SCALAR", or
+  // "narrow" for the scalar kernels of narrow-lane filters.
   const char* target_name;
 };
 
 inline constexpr size_t kBatchChunk = 32;
 
-// The kernels of the best target this CPU supports (or of the target a test
-// forced with hwy::SetSupportedTargetsForTest). Resolve once and keep the
-// pointer: a Filter does, so that a probe costs one indirect call.
+// The SIMD kernels (32-bit lanes only) of the best target this CPU supports,
+// or of the target a test forced with hwy::SetSupportedTargetsForTest.
+// Resolve once and keep the pointer: a Filter does, so that a probe costs one
+// indirect call.
 const Kernels* ActiveKernels();
+
+// The kernels for a filter with `lane_bits`-bit lanes: the SIMD ones for 32,
+// the scalar reference for narrow lanes.
+const Kernels* KernelsFor(uint32_t lane_bits);
 
 // Shorthands that resolve the kernels on every call (tests, one-off calls).
 inline bool MayContainHash(const FilterRef& f, uint64_t hash) {
-  return ActiveKernels()->probe_hash(f.bits, f.num_blocks, f.lane_sets, hash);
+  return KernelsFor(f.lane_bits)->probe_hash(f, hash);
 }
 inline bool MayContainKey(const FilterRef& f, std::string_view key) {
-  return ActiveKernels()->probe_key(f.bits, f.num_blocks, f.lane_sets, f.seed,
-                                    key);
+  return KernelsFor(f.lane_bits)->probe_key(f, key);
 }
 inline void MayContainHashes(const FilterRef& f, const uint64_t* hashes,
                              size_t n, bool* results) {
-  ActiveKernels()->probe_hashes(f, hashes, n, results);
+  KernelsFor(f.lane_bits)->probe_hashes(f, hashes, n, results);
 }
 inline void MayContainKeys(const FilterRef& f, const std::string_view* keys,
                            size_t n, bool* results) {
-  ActiveKernels()->probe_keys(f, keys, n, results);
+  KernelsFor(f.lane_bits)->probe_keys(f, keys, n, results);
 }
-inline void InsertHashes(uint8_t* bits, uint64_t num_blocks,
-                         const uint16_t* lane_sets, const uint64_t* hashes,
-                         size_t n) {
-  ActiveKernels()->insert(bits, num_blocks, lane_sets, hashes, n);
+inline void InsertHashes(const FilterRef& f, uint8_t* bits,
+                         const uint64_t* hashes, size_t n) {
+  KernelsFor(f.lane_bits)->insert(f, bits, hashes, n);
 }
 inline const char* ActiveTargetName() { return ActiveKernels()->target_name; }
 

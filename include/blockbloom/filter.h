@@ -32,6 +32,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "blockbloom/internal/filter_ref.h"
 #include "blockbloom/sizing.h"
 
 namespace blockbloom {
@@ -53,6 +54,12 @@ class Filter {
                                      const FilterShape& shape, uint64_t seed,
                                      uint64_t num_keys);
 
+  // A filter that answers "may contain" for every key: what a storage engine
+  // uses in place of a filter it cannot read ("fail open"), so that a
+  // damaged filter costs extra reads, never a wrong answer. It has no bits
+  // and a shape of all zeros; EstimatedFpRate() is 1.
+  static Filter MatchAll();
+
   Filter(Filter&&) noexcept;
   Filter& operator=(Filter&&) noexcept;
   Filter(const Filter&) = delete;
@@ -60,13 +67,9 @@ class Filter {
   ~Filter();
 
   // False if `key` is definitely not in the set; true if it may be.
-  bool MayContain(std::string_view key) const {
-    return probe_key_(bits_, shape_.num_blocks, lane_sets_, seed_, key);
-  }
+  bool MayContain(std::string_view key) const { return probe_key_(ref_, key); }
   // The same for a key's hash, HashKey(key, seed()).
-  bool MayContainHash(uint64_t hash) const {
-    return probe_hash_(bits_, shape_.num_blocks, lane_sets_, hash);
-  }
+  bool MayContainHash(uint64_t hash) const { return probe_hash_(ref_, hash); }
 
   // Batch probes: results[i] = MayContain(keys[i]). Faster than a loop for
   // more than a few keys when the filter is larger than the cache: all block
@@ -81,35 +84,38 @@ class Filter {
   const FilterShape& shape() const { return shape_; }
   uint64_t num_blocks() const { return shape_.num_blocks; }
   int num_probes() const { return shape_.num_probes; }
-  uint64_t seed() const { return seed_; }
+  int lane_bits() const { return shape_.lane_bits; }
+  uint64_t seed() const { return ref_.seed; }
   // Distinct keys added (adjacent duplicates counted once).
   uint64_t num_keys() const { return num_keys_; }
-  // The filter's bits: num_blocks() * 64 bytes.
+  // The filter's bits: shape().size_bytes() bytes (64 per block with 32-bit
+  // lanes).
   absl::Span<const uint8_t> bits() const {
-    return {bits_, shape_.size_bytes()};
+    return {ref_.bits, shape_.size_bytes()};
   }
   // True if the filter owns its bits (built here), false if Wrap()ped.
   bool owns_bits() const { return owned_ != nullptr; }
+  // True for MatchAll().
+  bool is_match_all() const { return shape_.num_blocks == 0; }
   // Expected false-positive rate for num_keys() keys in this shape.
   double EstimatedFpRate() const;
 
  private:
   friend class FilterBuilder;
   Filter(std::unique_ptr<internal::AlignedBuffer> owned, const uint8_t* bits,
-         const FilterShape& shape, uint64_t seed, uint64_t num_keys);
+         const FilterShape& shape, uint64_t seed, uint64_t num_keys,
+         const internal::Kernels* kernels);
 
   std::unique_ptr<internal::AlignedBuffer> owned_;
-  const uint8_t* bits_;
   FilterShape shape_;
-  uint64_t seed_;
   uint64_t num_keys_;
-  // The layout's lane sets for k, and the SIMD kernels chosen for this CPU
-  // when the filter was made: a probe is one indirect call, no dispatch.
-  const uint16_t* lane_sets_;
+  internal::FilterRef ref_;
+  // The kernels chosen for this CPU and lane width when the filter was made,
+  // and the two single probes copied out of them: a probe is one indirect
+  // call, no dispatch.
   const internal::Kernels* kernels_;
-  bool (*probe_hash_)(const uint8_t*, uint64_t, const uint16_t*, uint64_t);
-  bool (*probe_key_)(const uint8_t*, uint64_t, const uint16_t*, uint64_t,
-                     std::string_view);
+  bool (*probe_hash_)(const internal::FilterRef&, uint64_t);
+  bool (*probe_key_)(const internal::FilterRef&, std::string_view);
 };
 
 // How to size a filter. Set one of bits_per_key (the default), fp_rate, or
@@ -127,6 +133,10 @@ struct FilterOptions {
   FilterShape shape;
   // The hash seed (see HashKey). Stored with the filter.
   uint64_t seed = 0;
+  // Filters under 16 blocks (1 KiB) get lanes narrower than 32 bits so that
+  // their size is not rounded up to whole 64-byte blocks; they are probed by
+  // scalar code. False: always 32-bit lanes and SIMD probes.
+  bool allow_narrow_lanes = true;
 };
 
 // Collects keys, then builds an immutable Filter. The number of keys need

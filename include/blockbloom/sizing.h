@@ -22,20 +22,27 @@
 
 namespace blockbloom {
 
-// The geometry of a filter.
+// The geometry of a filter: blocks of 16 lanes of lane_bits bits.
 struct FilterShape {
-  // Number of 64-byte (512-bit) blocks, in [1, kMaxBlocks]. Any number: no
-  // power-of-two rounding.
+  // Number of blocks, in [1, kMaxBlocks]. Any number: no power-of-two
+  // rounding. With 32-bit lanes a block is 64 bytes, one cache line.
   uint64_t num_blocks = 0;
-  // k: bits set per key, one in each of k distinct 32-bit lanes of the key's
-  // block, in [1, kMaxProbes].
+  // k: bits set per key, one in each of k distinct lanes of the key's block,
+  // in [1, kMaxProbes].
   int num_probes = 0;
+  // Bits per lane, in [1, 32]. 32 except in filters of fewer than 16 blocks
+  // (1 KiB), which the sizing functions give narrower lanes so that their
+  // size is not rounded up to whole 64-byte blocks (a LevelDB filter for 37
+  // keys at 10 bits/key is 48 bytes, not 64). Only 32-bit lanes have SIMD
+  // probes; narrow ones are probed by scalar code (they are small, in cache).
+  int lane_bits = 32;
 
-  uint64_t size_bytes() const { return num_blocks * kBlockBytes; }
+  // The filter's bits: num_blocks * 16 lanes * lane_bits / 8.
+  uint64_t size_bytes() const { return num_blocks * 2 * uint64_t(lane_bits); }
 
-  static constexpr uint64_t kBlockBytes = 64;
   static constexpr uint64_t kMaxBlocks = uint64_t{1} << 32;  // 256 GiB
   static constexpr int kMaxProbes = 16;
+  static constexpr int kMaxLaneBits = 32;
 
   friend bool operator==(const FilterShape&, const FilterShape&) = default;
 };
@@ -46,22 +53,27 @@ absl::Status ValidateShape(const FilterShape& shape);
 
 // The smallest shape with at least `bits_per_key` bits per key (fractional
 // values are fine: 9.5 bits/key is 9.5 * num_keys / 512 blocks, rounded up),
-// and the k that minimizes the false-positive rate for it.
+// and the k that minimizes the false-positive rate for it. Filters of fewer
+// than 16 blocks get narrow lanes unless `allow_narrow_lanes` is false.
 // InvalidArgument if num_keys is 0 or bits_per_key is not a positive finite
 // number; OutOfRange if the filter would exceed kMaxBlocks blocks.
 absl::StatusOr<FilterShape> ShapeForBitsPerKey(uint64_t num_keys,
-                                               double bits_per_key);
+                                               double bits_per_key,
+                                               bool allow_narrow_lanes = true);
 
 // The smallest shape whose expected false-positive rate with `num_keys` keys
-// is at most `fp_rate`, with its optimal k. InvalidArgument if num_keys is 0
-// or fp_rate is not in (0, 1); OutOfRange if no shape within kMaxBlocks
-// blocks reaches it.
-absl::StatusOr<FilterShape> ShapeForFpRate(uint64_t num_keys, double fp_rate);
+// is at most `fp_rate`, with its optimal k (narrow lanes as above).
+// InvalidArgument if num_keys is 0 or fp_rate is not in (0, 1); OutOfRange if
+// no shape within kMaxBlocks blocks reaches it.
+absl::StatusOr<FilterShape> ShapeForFpRate(uint64_t num_keys, double fp_rate,
+                                           bool allow_narrow_lanes = true);
 
 // The k in [1, kMaxProbes] that minimizes the expected false-positive rate of
-// `num_keys` keys in `num_blocks` blocks (the smaller k on a tie: fewer bits
-// to set and test). InvalidArgument if num_blocks is out of range.
-absl::StatusOr<int> OptimalNumProbes(uint64_t num_keys, uint64_t num_blocks);
+// `num_keys` keys in `num_blocks` blocks of `lane_bits`-bit lanes (the smaller
+// k on a tie: fewer bits to set and test). InvalidArgument if num_blocks or
+// lane_bits is out of range.
+absl::StatusOr<int> OptimalNumProbes(uint64_t num_keys, uint64_t num_blocks,
+                                     int lane_bits = 32);
 
 // The expected false-positive rate of a filter of `shape` holding `num_keys`
 // distinct keys: the probability that a key not in the set answers "may

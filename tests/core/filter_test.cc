@@ -2,6 +2,7 @@
 // adversarial key sets, options, wrapping caller-owned bits, batch APIs.
 #include "blockbloom/filter.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -100,6 +101,7 @@ TEST(FilterTest, EmptyBuilderGivesAFilterThatContainsNothing) {
   Filter filter = Build({});
   EXPECT_EQ(filter.num_keys(), 0u);
   EXPECT_EQ(filter.num_blocks(), 1u);
+  EXPECT_EQ(filter.bits().size(), 2u);  // one block of 1-bit lanes
   EXPECT_EQ(filter.EstimatedFpRate(), 0.0);
   for (int i = 0; i < 1000; ++i)
     EXPECT_FALSE(filter.MayContain(absl::StrCat(i)));
@@ -291,6 +293,73 @@ TEST(FilterTest, CreateRejectsBadOptions) {
   o.shape = {(uint64_t{1} << 32) + 1, 6};
   EXPECT_THAT(FilterBuilder::Create(o).status().message(),
               HasSubstr("num_blocks"));
+}
+
+TEST(FilterTest, SmallFiltersUseNarrowLanesAndStayAccurate) {
+  // LevelDB-sized filters: 37 keys at 10 bits/key in 48 bytes, not 64.
+  double expected = 0;
+  uint64_t positives = 0, probes = 0;
+  for (int f = 0; f < 3000; ++f) {
+    std::vector<std::string> keys;
+    for (int i = 0; i < 37; ++i) keys.push_back(absl::StrCat(f, "/key", i));
+    Filter filter = Build(keys);
+    ASSERT_EQ(filter.lane_bits(), 24);
+    ASSERT_EQ(filter.bits().size(), 48u);
+    ExpectAllPresent(filter, keys);
+    expected = filter.EstimatedFpRate();
+    for (int i = 0; i < 200; ++i) {
+      positives += filter.MayContain(absl::StrCat(f, "/absent", i));
+      ++probes;
+    }
+  }
+  const double measured = static_cast<double>(positives) / probes;
+  EXPECT_NEAR(measured, expected, 4 * std::sqrt(expected / probes));
+  EXPECT_LT(expected, 0.0099);
+  // Opting out gives 32-bit lanes and whole blocks.
+  FilterOptions wide;
+  wide.allow_narrow_lanes = false;
+  std::vector<std::string> keys = {"a", "b", "c"};
+  Filter filter = Build(keys, wide);
+  EXPECT_EQ(filter.lane_bits(), 32);
+  EXPECT_EQ(filter.bits().size(), 64u);
+  ExpectAllPresent(filter, keys);
+}
+
+TEST(FilterTest, NarrowFiltersWrapAndBatchLikeWideOnes) {
+  std::vector<std::string> keys;
+  for (int i = 0; i < 140; ++i) keys.push_back(absl::StrCat("k", i));
+  Filter built = Build(keys);
+  ASSERT_LT(built.lane_bits(), 32);
+  std::vector<uint8_t> storage(built.bits().size() + 1);
+  std::memcpy(storage.data() + 1, built.bits().data(), built.bits().size());
+  Filter wrapped = *Filter::Wrap(
+      absl::MakeConstSpan(storage.data() + 1, built.bits().size()),
+      built.shape(), built.seed(), built.num_keys());
+  ExpectAllPresent(wrapped, keys);
+  std::vector<uint64_t> hashes;
+  for (int i = 0; i < 1000; ++i)
+    hashes.push_back(HashKey(absl::StrCat("x", i)));
+  std::unique_ptr<bool[]> results(new bool[hashes.size()]);
+  wrapped.MayContainHashBatch(hashes,
+                              absl::MakeSpan(results.get(), hashes.size()));
+  for (size_t i = 0; i < hashes.size(); ++i) {
+    EXPECT_EQ(results[i], built.MayContainHash(hashes[i]));
+  }
+}
+
+TEST(FilterTest, MatchAllAnswersMaybeToEverything) {
+  Filter all = Filter::MatchAll();
+  EXPECT_TRUE(all.is_match_all());
+  EXPECT_TRUE(all.MayContain("anything"));
+  EXPECT_TRUE(all.MayContainHash(12345));
+  EXPECT_EQ(all.EstimatedFpRate(), 1.0);
+  EXPECT_TRUE(all.bits().empty());
+  std::vector<std::string_view> keys = {"a", "b", "c"};
+  bool results[3] = {false, false, false};
+  all.MayContainBatch(keys, absl::MakeSpan(results, 3));
+  EXPECT_TRUE(results[0] && results[1] && results[2]);
+  Filter built = Build({"a"});
+  EXPECT_FALSE(built.is_match_all());
 }
 
 TEST(FilterTest, ReportsItsSimdTarget) { EXPECT_STRNE(ActiveSimdTarget(), ""); }

@@ -1,8 +1,11 @@
 // The derivation in src/layout.h: ranges, distinct lanes, spread of lanes.
 #include "src/layout.h"
 
+#include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <set>
 #include <vector>
@@ -137,13 +140,73 @@ TEST(LayoutTest, ReferenceInsertThenProbe) {
   std::vector<uint64_t> added;
   for (int i = 0; i < 20; ++i) {
     added.push_back(rng());
-    ReferenceInsert(bits.data(), 3, LaneSetsFor(7), added.back());
+    ReferenceInsert(ref, bits.data(), added.back());
   }
   for (uint64_t h : added) EXPECT_TRUE(ReferenceMayContain(ref, h));
   // An empty filter contains nothing.
   std::vector<uint8_t> empty(3 * kBlockBytes);
   const FilterRef none = {empty.data(), 3, LaneSetsFor(7), 0};
   for (uint64_t h : added) EXPECT_FALSE(ReferenceMayContain(none, h));
+}
+
+// With 32-bit lanes, the general bit addressing (bit B*16*w + L*w + j) is
+// exactly "bit j of the little-endian 32-bit word L of 64-byte block B", the
+// view the SIMD kernels take.
+TEST(LayoutTest, BitAddressingMatchesLittleEndianWords) {
+  std::mt19937_64 rng(6);
+  std::vector<uint8_t> bits(5 * kBlockBytes);
+  const FilterRef ref = {bits.data(), 5, LaneSetsFor(6), 0, 32};
+  for (int i = 0; i < 1000; ++i) {
+    const uint64_t h = rng();
+    std::fill(bits.begin(), bits.end(), 0);
+    ReferenceInsert(ref, bits.data(), h);
+    uint32_t mask[kLanes];
+    BlockMask(static_cast<uint32_t>(h), LaneSetsFor(6), mask);
+    const uint8_t* block = bits.data() + BlockIndex(h, 5) * kBlockBytes;
+    for (int lane = 0; lane < kLanes; ++lane) {
+      uint32_t word;
+      std::memcpy(&word, block + 4 * lane, 4);
+      ASSERT_EQ(word, mask[lane]);
+    }
+  }
+}
+
+TEST(LayoutTest, BitInLaneIsInRangeForEveryWidth) {
+  std::mt19937 rng(7);
+  for (uint32_t w = 1; w <= 32; ++w) {
+    std::vector<int> count(w);
+    for (int i = 0; i < 20000; ++i) {
+      const uint32_t lo = static_cast<uint32_t>(rng());
+      const uint32_t bit = BitInLane(lo, i % kLanes, w);
+      ASSERT_LT(bit, w);
+      count[bit]++;
+      if (w == 32) {
+        ASSERT_EQ(bit, (lo * kLaneSalt[i % kLanes]) >> 27);
+      }
+    }
+    for (int c : count) EXPECT_NEAR(c, 20000.0 / w, 5 * std::sqrt(20000.0 / w));
+  }
+}
+
+TEST(LayoutTest, NarrowLanesKeepBitsInsideTheirLaneAndBlock) {
+  std::mt19937_64 rng(8);
+  for (uint32_t w : {1u, 3u, 17u, 24u, 31u}) {
+    const uint64_t blocks = 3;
+    std::vector<uint8_t> bits(blocks * 2 * w);
+    const FilterRef ref = {bits.data(), blocks, LaneSetsFor(5), 0, w};
+    for (int i = 0; i < 500; ++i) {
+      const uint64_t h = rng();
+      const uint64_t block = BlockIndex(h, blocks);
+      const uint32_t set = LaneSetsFor(5)[Selector(static_cast<uint32_t>(h))];
+      ForEachBit(ref, h, [&](uint64_t bit) {
+        ASSERT_LT(bit, blocks * kLanes * w);
+        ASSERT_EQ(bit / (kLanes * w), block);
+        ASSERT_TRUE((set >> ((bit % (kLanes * w)) / w)) & 1);
+      });
+      ReferenceInsert(ref, bits.data(), h);
+      ASSERT_TRUE(ReferenceMayContain(ref, h));
+    }
+  }
 }
 
 // Pin the derivation: if any constant changes, these values change, and so

@@ -173,20 +173,19 @@ TEST(SimdTest, InsertMatchesReferenceBitForBit) {
       ForEachTarget([&] {
         for (size_t n : {size_t{0}, size_t{1}, size_t{33}, hashes.size()}) {
           std::vector<uint8_t> want(blocks * kBlockBytes);
+          const FilterRef geometry = {nullptr, blocks, LaneSetsFor(k), 0, 32};
           for (size_t i = 0; i < n; ++i) {
-            ReferenceInsert(want.data(), blocks, LaneSetsFor(k), hashes[i]);
+            ReferenceInsert(geometry, want.data(), hashes[i]);
           }
           std::vector<uint8_t> got(blocks * kBlockBytes + 1);  // misaligned
-          InsertHashes(got.data() + 1, blocks, LaneSetsFor(k), hashes.data(),
-                       n);
+          InsertHashes(geometry, got.data() + 1, hashes.data(), n);
           ASSERT_EQ(0, std::memcmp(got.data() + 1, want.data(), want.size()))
               << "blocks " << blocks << " k " << k << " n " << n;
         }
         // And everything inserted is found.
         std::vector<uint8_t> got(blocks * kBlockBytes);
-        InsertHashes(got.data(), blocks, LaneSetsFor(k), hashes.data(),
-                     hashes.size());
-        const FilterRef ref = {got.data(), blocks, LaneSetsFor(k), 0};
+        const FilterRef ref = {got.data(), blocks, LaneSetsFor(k), 0, 32};
+        InsertHashes(ref, got.data(), hashes.data(), hashes.size());
         for (uint64_t h : hashes) ASSERT_TRUE(MayContainHash(ref, h));
       });
     }

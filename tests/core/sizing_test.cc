@@ -64,8 +64,9 @@ TEST(SizingTest, BitsPerKeyRoundsUpToWholeBlocks) {
   EXPECT_EQ(ShapeForBitsPerKey(1, 10)->num_blocks, 1u);
   EXPECT_EQ(ShapeForBitsPerKey(1'000'000, 10)->num_blocks, 19532u);
   EXPECT_EQ(ShapeForBitsPerKey(1'000'000, 9.5)->num_blocks, 18555u);
-  EXPECT_EQ(ShapeForBitsPerKey(512, 1)->num_blocks, 1u);
-  EXPECT_EQ(ShapeForBitsPerKey(513, 1)->num_blocks, 2u);
+  EXPECT_EQ(ShapeForBitsPerKey(1'000'000, 9.5)->lane_bits, 32);
+  EXPECT_EQ(ShapeForBitsPerKey(512, 1, false)->num_blocks, 1u);
+  EXPECT_EQ(ShapeForBitsPerKey(513, 1, false)->num_blocks, 2u);
 }
 
 TEST(SizingTest, OptimalKForThisLayout) {
@@ -144,35 +145,80 @@ TEST(SizingTest, EstimateBehavesAtTheEdges) {
 TEST(SizingTest, EstimateMatchesIdealSimulation) {
   struct Case {
     uint64_t blocks, keys;
-    int k;
+    int k, lane_bits;
     int filters, probes_per_filter;
   };
-  for (const Case& c :
-       {Case{1, 40, 6, 40'000, 50}, Case{1, 8, 16, 40'000, 50},
-        Case{3, 200, 3, 20'000, 100}, Case{2000, 100'000, 6, 1, 2'000'000},
-        Case{1000, 30'000, 11, 1, 2'000'000}}) {
+  for (const Case& c : {
+           Case{1, 40, 6, 32, 40'000, 50},
+           Case{1, 8, 16, 32, 40'000, 50},
+           Case{3, 200, 3, 32, 20'000, 100},
+           Case{1, 37, 6, 24, 40'000, 50},    // LevelDB: 37 keys, 48 bytes
+           Case{3, 140, 7, 30, 20'000, 100},  // 140 keys, 180 bytes
+           Case{2, 5, 2, 1, 40'000, 50},      // 1-bit lanes
+           Case{2000, 100'000, 6, 32, 1, 2'000'000},
+           Case{1000, 30'000, 11, 32, 1, 2'000'000},
+       }) {
     std::mt19937_64 rng(c.blocks * 1000 + c.k);
-    std::vector<uint8_t> bits(c.blocks * internal::kBlockBytes);
+    std::vector<uint8_t> bits(c.blocks * 2 * c.lane_bits);
     const internal::FilterRef ref = {bits.data(), c.blocks,
-                                     internal::LaneSetsFor(c.k), 0};
+                                     internal::LaneSetsFor(c.k), 0,
+                                     static_cast<uint32_t>(c.lane_bits)};
     int64_t positives = 0;
     for (int f = 0; f < c.filters; ++f) {
       std::fill(bits.begin(), bits.end(), 0);
       for (uint64_t i = 0; i < c.keys; ++i) {
-        internal::ReferenceInsert(bits.data(), c.blocks,
-                                  internal::LaneSetsFor(c.k), rng());
+        internal::ReferenceInsert(ref, bits.data(), rng());
       }
       for (int i = 0; i < c.probes_per_filter; ++i) {
         positives += internal::ReferenceMayContain(ref, rng());
       }
     }
     const double probes = double{1} * c.filters * c.probes_per_filter;
-    const double p = *EstimatedFpRate({c.blocks, c.k}, c.keys);
+    const double p = *EstimatedFpRate({c.blocks, c.k, c.lane_bits}, c.keys);
     const double measured = positives / probes;
     // 4 sigma of the probes, widened for the filter-to-filter variation.
     EXPECT_NEAR(measured, p, 4 * std::sqrt(p / probes) + 0.02 * p)
-        << c.blocks << " blocks, " << c.keys << " keys, k " << c.k;
+        << c.blocks << " blocks of " << c.lane_bits << "-bit lanes, " << c.keys
+        << " keys, k " << c.k;
   }
+}
+
+TEST(SizingTest, SmallFiltersGetNarrowLanesInsteadOfRounding) {
+  // 37 keys at 10 bits/key: 370 bits -> one block of 24-bit lanes (384 bits,
+  // 48 bytes), not a 64-byte block.
+  FilterShape s = *ShapeForBitsPerKey(37, 10);
+  EXPECT_EQ(s.num_blocks, 1u);
+  EXPECT_EQ(s.lane_bits, 24);
+  EXPECT_EQ(s.size_bytes(), 48u);
+  // 140 keys: 1400 bits -> 3 blocks of 30-bit lanes (1440 bits).
+  s = *ShapeForBitsPerKey(140, 10);
+  EXPECT_EQ(s.num_blocks, 3u);
+  EXPECT_EQ(s.lane_bits, 30);
+  EXPECT_EQ(s.size_bytes(), 180u);
+  // Rounding is at most 16 bits per block below 16 blocks.
+  for (uint64_t n = 1; n * 10 <= 15 * 512; n += 7) {  // under 16 blocks
+    const FilterShape t = *ShapeForBitsPerKey(n, 10);
+    EXPECT_GE(t.size_bytes() * 8, n * 10);
+    EXPECT_LT(t.size_bytes() * 8, n * 10 + 16 * t.num_blocks + 16) << n;
+  }
+  // From 16 blocks on, and when not allowed, lanes are 32 bits.
+  EXPECT_EQ(ShapeForBitsPerKey(820, 10)->lane_bits, 32);
+  EXPECT_EQ(ShapeForBitsPerKey(37, 10, /*allow_narrow_lanes=*/false)->lane_bits,
+            32);
+  EXPECT_EQ(ShapeForBitsPerKey(37, 10, false)->size_bytes(), 64u);
+  // And by target rate: the narrow shape meets it, in fewer bytes.
+  const FilterShape by_rate = *ShapeForFpRate(37, 0.01);
+  EXPECT_LE(*EstimatedFpRate(by_rate, 37), 0.01);
+  EXPECT_LT(by_rate.size_bytes(), 64u);
+  EXPECT_LE(*EstimatedFpRate(*ShapeForFpRate(37, 0.01, false), 37), 0.01);
+}
+
+TEST(SizingTest, LaneBitsOutOfRangeAreRejected) {
+  EXPECT_FALSE(ValidateShape({1, 6, 0}).ok());
+  EXPECT_FALSE(ValidateShape({1, 6, 33}).ok());
+  EXPECT_TRUE(ValidateShape({1, 6, 1}).ok());
+  EXPECT_FALSE(OptimalNumProbes(10, 1, 0).ok());
+  EXPECT_FALSE(EstimatedFpRate({1, 6, 40}, 10).ok());
 }
 
 }  // namespace

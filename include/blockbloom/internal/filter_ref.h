@@ -1,0 +1,21 @@
+// Implementation detail of blockbloom/filter.h; not part of the API.
+#ifndef BLOCKBLOOM_INTERNAL_FILTER_REF_H_
+#define BLOCKBLOOM_INTERNAL_FILTER_REF_H_
+
+#include <cstdint>
+
+namespace blockbloom::internal {
+
+// Everything a probe needs. A Filter keeps one, and the kernels take it by
+// reference, so a probe passes one pointer instead of building arguments.
+struct FilterRef {
+  const uint8_t* bits;        // num_blocks * 2 * lane_bits bytes, any alignment
+  uint64_t num_blocks;        // in [1, 2^32]
+  const uint16_t* lane_sets;  // the layout's lane-set table row for k
+  uint64_t seed;              // hash seed, for the keyed probes
+  uint32_t lane_bits = 32;    // bits per lane: 32, or fewer for small filters
+};
+
+}  // namespace blockbloom::internal
+
+#endif  // BLOCKBLOOM_INTERNAL_FILTER_REF_H_
