@@ -41,6 +41,7 @@ namespace internal {
 class AlignedBuffer;
 struct Kernels;
 }  // namespace internal
+struct ReadOptions;  // blockbloom/format.h
 
 // An immutable filter: probe it with keys or with hashes from HashKey().
 class Filter {
@@ -102,6 +103,8 @@ class Filter {
 
  private:
   friend class FilterBuilder;
+  friend absl::StatusOr<Filter> OpenFilter(absl::Span<const uint8_t> bytes,
+                                           const ReadOptions& options);
   Filter(std::unique_ptr<internal::AlignedBuffer> owned, const uint8_t* bits,
          const FilterShape& shape, uint64_t seed, uint64_t num_keys,
          const internal::Kernels* kernels);

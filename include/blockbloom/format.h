@@ -1,0 +1,131 @@
+// The serialized filter block: one per SSTable (or per data block), the
+// on-disk contract that storage engines keep. docs/FORMAT.md has the byte
+// layout, the versioning rules and the golden vectors.
+//
+//   std::string block;
+//   absl::Status s = blockbloom::AppendFilter(filter, {}, &block);
+//   ...
+//   absl::StatusOr<blockbloom::Filter> read = blockbloom::OpenFilter(bytes);
+//   if (!read.ok()) { /* DataLoss, Unimplemented, ...: the message says why */
+//   }
+//
+// Two encodings share one reader:
+// - compact: the bits, then a 5-byte trailer (13 with a seed). For the small
+//   filters LevelDB builds per data block (37-140 keys), where a 50-byte
+//   footer would cost several bits per key.
+// - full: the bits (optionally zstd-compressed), then a 56-byte footer with
+//   every parameter, the key count and a checksum. For per-SSTable filters.
+#ifndef BLOCKBLOOM_FORMAT_H_
+#define BLOCKBLOOM_FORMAT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "blockbloom/filter.h"
+
+namespace blockbloom {
+
+enum class Encoding : uint8_t {
+  kAuto,     // compact for uncompressed filters under 1 KiB, else full
+  kCompact,  // bits + 5-byte trailer (+8 with a non-zero seed); no key count,
+             // no compression
+  kFull,     // bits or zstd frame + 56-byte footer
+};
+
+enum class Compression : uint8_t {
+  kNone,
+  kZstd,  // full encoding only
+};
+
+struct WriteOptions {
+  Encoding encoding = Encoding::kAuto;
+  // A caller's choice for cold storage or shipping filters: a filter's bits
+  // are close to random, so zstd saves little on a well-sized filter (about
+  // 1-3%) and much on a sparse one. Compressed filters are decompressed into
+  // memory on open instead of probed in place.
+  Compression compression = Compression::kNone;
+  int zstd_level = 3;  // 1 (fast) .. 19 (small)
+};
+
+// What AppendFilter wrote.
+struct WriteStats {
+  Encoding encoding = Encoding::kAuto;  // the encoding chosen
+  uint64_t bits_bytes = 0;              // the filter's bits, uncompressed
+  uint64_t payload_bytes = 0;           // the bits as stored
+  uint64_t overhead_bytes = 0;          // trailer or footer
+  uint64_t total_bytes = 0;             // payload + overhead
+};
+
+// Appends the serialized `filter` to `*dst`, leaving what is already there
+// untouched (as LevelDB's FilterPolicy::CreateFilter requires).
+// InvalidArgument for a MatchAll() filter or for compression with the
+// compact encoding; Internal if zstd fails. On error *dst is unchanged.
+absl::Status AppendFilter(const Filter& filter, const WriteOptions& options,
+                          std::string* dst, WriteStats* stats = nullptr);
+
+// The same, into a new string.
+absl::StatusOr<std::string> SerializeFilter(const Filter& filter,
+                                            const WriteOptions& options = {});
+
+struct ReadOptions {
+  // Verify the checksum (CRC-16 of the compact encoding, 32-bit XXH3 of the
+  // full one). Skip it only for bytes the storage engine has verified itself
+  // (a block checksum): a flipped bit in unverified bits can turn a stored
+  // key into a false negative.
+  bool verify_checksum = true;
+  // A compressed filter claiming more than this many bytes of bits is
+  // refused (ResourceExhausted) before anything is allocated.
+  uint64_t max_decompressed_bytes = uint64_t{4} << 30;
+};
+
+// Opens a serialized filter. Uncompressed bits are probed where they are,
+// without copying and with no alignment requirement: `bytes` must then
+// outlive the Filter. Compressed bits are decompressed into an owned,
+// 64-byte-aligned buffer. Errors name the problem:
+//   DataLoss       truncated, not a blockbloom filter, inconsistent sizes,
+//                  parameters out of range, checksum mismatch, bad zstd data
+//   Unimplemented  a newer major version, an unknown hash or codec
+//   ResourceExhausted  a decompressed size over max_decompressed_bytes
+// Never reads outside `bytes`, never crashes on any input (fuzzed).
+absl::StatusOr<Filter> OpenFilter(absl::Span<const uint8_t> bytes,
+                                  const ReadOptions& options = {});
+
+// For storage engines: like OpenFilter, but a filter that cannot be read
+// comes back as Filter::MatchAll() ("may match" for every key), so a damaged
+// filter costs extra reads and never a wrong answer. The reason goes to
+// `*error` if given.
+Filter OpenFilterOrMatchAll(absl::Span<const uint8_t> bytes,
+                            const ReadOptions& options = {},
+                            absl::Status* error = nullptr);
+
+// What a serialized filter's trailer or footer says, without opening it
+// (no allocation, no decompression; the checksum is verified if asked).
+struct FilterInfo {
+  Encoding encoding = Encoding::kAuto;
+  int major_version = 0;
+  int minor_version = 0;
+  FilterShape shape;
+  uint64_t seed = 0;
+  bool num_keys_known = false;  // the compact encoding does not store it
+  uint64_t num_keys = 0;
+  Compression compression = Compression::kNone;
+  uint64_t bits_bytes = 0;      // uncompressed
+  uint64_t payload_bytes = 0;   // as stored
+  uint64_t overhead_bytes = 0;  // trailer or footer
+  uint64_t total_bytes = 0;
+};
+absl::StatusOr<FilterInfo> InspectFilter(absl::Span<const uint8_t> bytes,
+                                         const ReadOptions& options = {});
+
+// Convenience for string-held blocks.
+inline absl::Span<const uint8_t> AsBytes(std::string_view s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+
+}  // namespace blockbloom
+
+#endif  // BLOCKBLOOM_FORMAT_H_

@@ -1,0 +1,486 @@
+// Filter block format v1 (docs/FORMAT.md is the spec; this is its reference
+// implementation). Every byte is little-endian. The last byte of every
+// blockbloom filter block is a tag: high nibble 0xB, then the major version
+// and the encoding, so a reader knows what it holds before reading anything
+// else:
+//
+//   tag = 0xB0 | (major - 1) << 1 | compact
+//
+// Compact (tag 0xB1):  bits | [seed u64 if flagged] | params u16 | crc16 u16 |
+// tag Full    (tag 0xB0):  payload | 56-byte footer ending in "bbf" and the tag
+#include "blockbloom/format.h"
+
+#include <zstd.h>
+
+#include <array>
+#include <cstring>
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "src/aligned_buffer.h"
+#include "src/hash_inl.h"
+#include "src/layout.h"
+#include "src/probe.h"
+
+namespace blockbloom {
+namespace {
+
+constexpr int kMajorVersion = 1;
+constexpr int kMinorVersion = 0;
+constexpr uint8_t kTagFamily = 0xB0;
+constexpr uint8_t kTagFamilyMask = 0xF0;
+constexpr uint8_t kCompactBit = 0x01;
+
+constexpr size_t kCompactTrailerBytes = 5;  // params, crc16, tag
+constexpr size_t kSeedBytes = 8;
+constexpr size_t kFullFooterBytes = 56;
+// Filters under this many bytes of bits go compact under Encoding::kAuto.
+constexpr uint64_t kAutoCompactMaxBytes = 1024;
+
+// Compact params (u16): k-1 in bits 0-3, lane_bits-1 in bits 4-8, "seed
+// follows" in bit 9, minor version in bits 10-11, bits 12-15 reserved (0).
+constexpr uint16_t kSeedFlag = 1u << 9;
+
+// Full footer offsets.
+constexpr size_t kNumBlocksAt = 0;
+constexpr size_t kNumKeysAt = 8;
+constexpr size_t kSeedAt = 16;
+constexpr size_t kBitsBytesAt = 24;
+constexpr size_t kPayloadBytesAt = 32;
+constexpr size_t kNumProbesAt = 40;
+constexpr size_t kLaneBitsAt = 41;
+constexpr size_t kHashAt = 42;
+constexpr size_t kCodecAt = 43;
+constexpr size_t kMinorAt = 44;
+constexpr size_t kChecksumAt = 48;
+constexpr size_t kMagicAt = 52;
+constexpr uint8_t kMagic[3] = {'b', 'b', 'f'};
+
+constexpr uint8_t kHashXxh3 = 1;  // XXH3-64 with the stored seed
+constexpr uint8_t kCodecNone = 0;
+constexpr uint8_t kCodecZstd = 1;
+
+uint8_t Tag(int major, bool compact) {
+  return static_cast<uint8_t>(kTagFamily | (major - 1) << 1 |
+                              (compact ? kCompactBit : 0));
+}
+
+template <typename T>
+void Put(uint8_t* p, T v) {
+  std::memcpy(p, &v, sizeof(v));  // little-endian host (layout.h asserts)
+}
+template <typename T>
+T Get(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+// CRC-16/CCITT-FALSE (polynomial 0x1021, initial value 0xFFFF, no
+// reflection). A CRC, not a truncated hash: it detects every single-bit
+// error and every burst of up to 16 bits, which a 16-bit hash would miss one
+// time in 65536.
+constexpr std::array<uint16_t, 256> MakeCrc16Table() {
+  std::array<uint16_t, 256> table{};
+  for (int i = 0; i < 256; ++i) {
+    uint16_t crc = static_cast<uint16_t>(i << 8);
+    for (int bit = 0; bit < 8; ++bit) {
+      crc = static_cast<uint16_t>((crc & 0x8000) ? (crc << 1) ^ 0x1021
+                                                 : crc << 1);
+    }
+    table[i] = crc;
+  }
+  return table;
+}
+constexpr std::array<uint16_t, 256> kCrc16Table = MakeCrc16Table();
+
+uint16_t Crc16(uint16_t crc, const uint8_t* p, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    crc = static_cast<uint16_t>((crc << 8) ^ kCrc16Table[(crc >> 8) ^ p[i]]);
+  }
+  return crc;
+}
+
+// The compact checksum covers everything before it and the tag after it.
+uint16_t CompactChecksum(absl::Span<const uint8_t> block) {
+  const size_t n = block.size();
+  uint16_t crc = Crc16(0xFFFF, block.data(), n - 3);
+  return Crc16(crc, block.data() + n - 1, 1);
+}
+
+// The full checksum: low 32 bits of XXH3-64 over the footer (less the
+// checksum field) and then the payload as stored.
+uint32_t FullChecksum(const uint8_t* footer,
+                      absl::Span<const uint8_t> payload) {
+  XXH3_state_t state;
+  XXH3_64bits_reset(&state);
+  XXH3_64bits_update(&state, footer, kChecksumAt);
+  XXH3_64bits_update(&state, footer + kChecksumAt + 4,
+                     kFullFooterBytes - kChecksumAt - 4);
+  XXH3_64bits_update(&state, payload.data(), payload.size());
+  return static_cast<uint32_t>(XXH3_64bits_digest(&state));
+}
+
+absl::Status Corrupt(const std::string& what) {
+  return absl::DataLossError(absl::StrCat("blockbloom filter: ", what));
+}
+
+// A parsed, validated trailer or footer and where the payload is.
+struct Parsed {
+  FilterInfo info;
+  absl::Span<const uint8_t> payload;
+};
+
+absl::Status CheckShape(const FilterShape& shape) {
+  if (shape.num_probes < 1 || shape.num_probes > FilterShape::kMaxProbes) {
+    return Corrupt(
+        absl::StrCat("k = ", shape.num_probes, " is out of range [1, 16]"));
+  }
+  if (shape.lane_bits < 1 || shape.lane_bits > FilterShape::kMaxLaneBits) {
+    return Corrupt(absl::StrCat("lane_bits = ", shape.lane_bits,
+                                " is out of range [1, 32]"));
+  }
+  if (shape.num_blocks < 1 || shape.num_blocks > FilterShape::kMaxBlocks) {
+    return Corrupt(absl::StrCat("num_blocks = ", shape.num_blocks,
+                                " is out of range [1, 2^32]"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Parsed> ParseCompact(absl::Span<const uint8_t> block,
+                                    const ReadOptions& options) {
+  const size_t n = block.size();
+  if (n < kCompactTrailerBytes) {
+    return Corrupt(absl::StrCat("truncated: ", n,
+                                " bytes, a compact filter has at least ",
+                                kCompactTrailerBytes));
+  }
+  const uint16_t params = Get<uint16_t>(block.data() + n - 5);
+  const uint16_t stored_crc = Get<uint16_t>(block.data() + n - 3);
+  const bool has_seed = params & kSeedFlag;
+  const size_t overhead = kCompactTrailerBytes + (has_seed ? kSeedBytes : 0);
+  if (n < overhead) {
+    return Corrupt(absl::StrCat("truncated: ", n,
+                                " bytes, a compact filter with a seed has at "
+                                "least ",
+                                overhead));
+  }
+  if (options.verify_checksum) {
+    const uint16_t crc = CompactChecksum(block);
+    if (crc != stored_crc) {
+      return Corrupt(absl::StrFormat(
+          "checksum mismatch (compact encoding): stored 0x%04x, computed "
+          "0x%04x",
+          stored_crc, crc));
+    }
+  }
+  Parsed p;
+  FilterInfo& info = p.info;
+  info.encoding = Encoding::kCompact;
+  info.major_version = kMajorVersion;
+  info.minor_version = (params >> 10) & 3;
+  info.shape.num_probes = (params & 15) + 1;
+  info.shape.lane_bits = ((params >> 4) & 31) + 1;
+  info.seed = has_seed ? Get<uint64_t>(block.data() + n - overhead) : 0;
+  const uint64_t payload_bytes = n - overhead;
+  const uint64_t block_bytes = 2 * uint64_t(info.shape.lane_bits);
+  if (payload_bytes == 0 || payload_bytes % block_bytes != 0) {
+    return Corrupt(absl::StrCat(
+        "inconsistent sizes: ", payload_bytes,
+        " bytes of bits is not a positive whole number of ", block_bytes,
+        "-byte blocks (", info.shape.lane_bits, "-bit lanes)"));
+  }
+  info.shape.num_blocks = payload_bytes / block_bytes;
+  if (absl::Status s = CheckShape(info.shape); !s.ok()) return s;
+  info.compression = Compression::kNone;
+  info.bits_bytes = info.payload_bytes = payload_bytes;
+  info.overhead_bytes = overhead;
+  info.total_bytes = n;
+  p.payload = block.subspan(0, payload_bytes);
+  return p;
+}
+
+absl::StatusOr<Parsed> ParseFull(absl::Span<const uint8_t> block,
+                                 const ReadOptions& options) {
+  const size_t n = block.size();
+  if (n < kFullFooterBytes) {
+    return Corrupt(absl::StrCat("truncated: ", n,
+                                " bytes, a full filter has a ",
+                                kFullFooterBytes, "-byte footer"));
+  }
+  const uint8_t* footer = block.data() + n - kFullFooterBytes;
+  if (std::memcmp(footer + kMagicAt, kMagic, sizeof(kMagic)) != 0) {
+    return Corrupt("bad magic: the footer does not end in \"bbf\" + tag");
+  }
+  Parsed p;
+  FilterInfo& info = p.info;
+  info.encoding = Encoding::kFull;
+  info.major_version = kMajorVersion;
+  info.minor_version = footer[kMinorAt];
+  info.shape.num_blocks = Get<uint64_t>(footer + kNumBlocksAt);
+  info.shape.num_probes = footer[kNumProbesAt];
+  info.shape.lane_bits = footer[kLaneBitsAt];
+  info.seed = Get<uint64_t>(footer + kSeedAt);
+  info.num_keys_known = true;
+  info.num_keys = Get<uint64_t>(footer + kNumKeysAt);
+  info.bits_bytes = Get<uint64_t>(footer + kBitsBytesAt);
+  info.payload_bytes = Get<uint64_t>(footer + kPayloadBytesAt);
+  info.overhead_bytes = kFullFooterBytes;
+  info.total_bytes = n;
+  // The payload size locates the payload; then the checksum, before any other
+  // field is believed: a damaged footer is reported as damage, not as
+  // whatever its damaged fields happen to say.
+  if (info.payload_bytes != n - kFullFooterBytes) {
+    return Corrupt(absl::StrCat(
+        "truncated or extended: the footer says ", info.payload_bytes,
+        " bytes of payload, the block holds ", n - kFullFooterBytes));
+  }
+  p.payload = block.subspan(0, n - kFullFooterBytes);
+  if (options.verify_checksum) {
+    const uint32_t stored = Get<uint32_t>(footer + kChecksumAt);
+    const uint32_t computed = FullChecksum(footer, p.payload);
+    if (stored != computed) {
+      return Corrupt(absl::StrFormat(
+          "checksum mismatch (full encoding): stored 0x%08x, computed 0x%08x",
+          stored, computed));
+    }
+  }
+  if (footer[kHashAt] != kHashXxh3) {
+    return absl::UnimplementedError(
+        absl::StrCat("blockbloom filter: unknown hash algorithm id ",
+                     footer[kHashAt], " (this reader knows 1 = XXH3-64)"));
+  }
+  switch (footer[kCodecAt]) {
+    case kCodecNone:
+      info.compression = Compression::kNone;
+      break;
+    case kCodecZstd:
+      info.compression = Compression::kZstd;
+      break;
+    default:
+      return absl::UnimplementedError(absl::StrCat(
+          "blockbloom filter: unknown compression codec id ", footer[kCodecAt],
+          " (this reader knows 0 = none, 1 = zstd)"));
+  }
+  if (absl::Status s = CheckShape(info.shape); !s.ok()) return s;
+  if (info.bits_bytes != info.shape.size_bytes()) {
+    return Corrupt(absl::StrCat("inconsistent sizes: ", info.shape.num_blocks,
+                                " blocks of ", info.shape.lane_bits,
+                                "-bit lanes are ", info.shape.size_bytes(),
+                                " bytes, the footer says ", info.bits_bytes));
+  }
+  if (info.compression == Compression::kNone &&
+      info.payload_bytes != info.bits_bytes) {
+    return Corrupt(absl::StrCat("inconsistent sizes: uncompressed payload of ",
+                                info.payload_bytes, " bytes for ",
+                                info.bits_bytes, " bytes of bits"));
+  }
+  if (info.compression == Compression::kZstd) {
+    if (info.bits_bytes > options.max_decompressed_bytes) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "blockbloom filter: decompressing would need ", info.bits_bytes,
+          " bytes, over ReadOptions::max_decompressed_bytes = ",
+          options.max_decompressed_bytes));
+    }
+    if (info.payload_bytes > ZSTD_compressBound(info.bits_bytes)) {
+      return Corrupt(absl::StrCat("inconsistent sizes: ", info.payload_bytes,
+                                  " compressed bytes for ", info.bits_bytes,
+                                  " bytes of bits is more than zstd produces"));
+    }
+  }
+  return p;
+}
+
+absl::StatusOr<Parsed> Parse(absl::Span<const uint8_t> block,
+                             const ReadOptions& options) {
+  if (block.empty()) return Corrupt("empty input");
+  const uint8_t tag = block.back();
+  if ((tag & kTagFamilyMask) != kTagFamily) {
+    return Corrupt(absl::StrFormat(
+        "not a blockbloom filter block (last byte 0x%02x, expected 0xB0-0xBF)",
+        tag));
+  }
+  const int major = ((tag & 0x0F) >> 1) + 1;
+  if (major != kMajorVersion) {
+    return absl::UnimplementedError(
+        absl::StrCat("blockbloom filter: written in format major version ",
+                     major, ", this reader knows version ", kMajorVersion));
+  }
+  return (tag & kCompactBit) ? ParseCompact(block, options)
+                             : ParseFull(block, options);
+}
+
+void AppendCompact(const Filter& filter, std::string* dst) {
+  const absl::Span<const uint8_t> bits = filter.bits();
+  const size_t start = dst->size();
+  const bool has_seed = filter.seed() != 0;
+  dst->append(reinterpret_cast<const char*>(bits.data()), bits.size());
+  uint8_t tail[kSeedBytes + kCompactTrailerBytes];
+  uint8_t* p = tail;
+  if (has_seed) {
+    Put<uint64_t>(p, filter.seed());
+    p += kSeedBytes;
+  }
+  const uint16_t params = static_cast<uint16_t>(
+      (filter.num_probes() - 1) | (filter.lane_bits() - 1) << 4 |
+      (has_seed ? kSeedFlag : 0) | kMinorVersion << 10);
+  Put<uint16_t>(p, params);
+  p[4] = Tag(kMajorVersion, /*compact=*/true);
+  p += kCompactTrailerBytes;
+  dst->append(reinterpret_cast<const char*>(tail), p - tail);
+  // The CRC covers the whole block but the CRC field itself.
+  uint8_t* block = reinterpret_cast<uint8_t*>(dst->data()) + start;
+  const size_t n = dst->size() - start;
+  Put<uint16_t>(block + n - 3, CompactChecksum({block, n}));
+}
+
+absl::Status AppendFull(const Filter& filter, const WriteOptions& options,
+                        std::string* dst, uint64_t* payload_bytes) {
+  const absl::Span<const uint8_t> bits = filter.bits();
+  const size_t start = dst->size();
+  uint8_t codec = kCodecNone;
+  if (options.compression == Compression::kZstd) {
+    codec = kCodecZstd;
+    const size_t bound = ZSTD_compressBound(bits.size());
+    dst->resize(start + bound);
+    const size_t written =
+        ZSTD_compress(dst->data() + start, bound, bits.data(), bits.size(),
+                      options.zstd_level);
+    if (ZSTD_isError(written)) {
+      dst->resize(start);
+      return absl::InternalError(absl::StrCat("zstd compression failed: ",
+                                              ZSTD_getErrorName(written)));
+    }
+    dst->resize(start + written);
+  } else {
+    dst->append(reinterpret_cast<const char*>(bits.data()), bits.size());
+  }
+  *payload_bytes = dst->size() - start;
+
+  uint8_t footer[kFullFooterBytes] = {};
+  Put<uint64_t>(footer + kNumBlocksAt, filter.num_blocks());
+  Put<uint64_t>(footer + kNumKeysAt, filter.num_keys());
+  Put<uint64_t>(footer + kSeedAt, filter.seed());
+  Put<uint64_t>(footer + kBitsBytesAt, bits.size());
+  Put<uint64_t>(footer + kPayloadBytesAt, *payload_bytes);
+  footer[kNumProbesAt] = static_cast<uint8_t>(filter.num_probes());
+  footer[kLaneBitsAt] = static_cast<uint8_t>(filter.lane_bits());
+  footer[kHashAt] = kHashXxh3;
+  footer[kCodecAt] = codec;
+  footer[kMinorAt] = kMinorVersion;
+  std::memcpy(footer + kMagicAt, kMagic, sizeof(kMagic));
+  footer[kFullFooterBytes - 1] = Tag(kMajorVersion, /*compact=*/false);
+  const uint8_t* payload =
+      reinterpret_cast<const uint8_t*>(dst->data()) + start;
+  Put<uint32_t>(footer + kChecksumAt,
+                FullChecksum(footer, {payload, *payload_bytes}));
+  dst->append(reinterpret_cast<const char*>(footer), kFullFooterBytes);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status AppendFilter(const Filter& filter, const WriteOptions& options,
+                          std::string* dst, WriteStats* stats) {
+  if (filter.is_match_all()) {
+    return absl::InvalidArgumentError(
+        "a MatchAll() filter has no bits to serialize");
+  }
+  Encoding encoding = options.encoding;
+  if (encoding == Encoding::kAuto) {
+    encoding = options.compression == Compression::kNone &&
+                       filter.bits().size() < kAutoCompactMaxBytes
+                   ? Encoding::kCompact
+                   : Encoding::kFull;
+  }
+  if (encoding == Encoding::kCompact &&
+      options.compression != Compression::kNone) {
+    return absl::InvalidArgumentError(
+        "the compact encoding is never compressed; use Encoding::kFull");
+  }
+  const size_t start = dst->size();
+  uint64_t payload_bytes = filter.bits().size();
+  if (encoding == Encoding::kCompact) {
+    AppendCompact(filter, dst);
+  } else if (absl::Status s = AppendFull(filter, options, dst, &payload_bytes);
+             !s.ok()) {
+    return s;
+  }
+  if (stats != nullptr) {
+    stats->encoding = encoding;
+    stats->bits_bytes = filter.bits().size();
+    stats->payload_bytes = payload_bytes;
+    stats->total_bytes = dst->size() - start;
+    stats->overhead_bytes = stats->total_bytes - payload_bytes;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> SerializeFilter(const Filter& filter,
+                                            const WriteOptions& options) {
+  std::string out;
+  if (absl::Status s = AppendFilter(filter, options, &out); !s.ok()) return s;
+  return out;
+}
+
+absl::StatusOr<FilterInfo> InspectFilter(absl::Span<const uint8_t> bytes,
+                                         const ReadOptions& options) {
+  absl::StatusOr<Parsed> parsed = Parse(bytes, options);
+  if (!parsed.ok()) return parsed.status();
+  return parsed->info;
+}
+
+absl::StatusOr<Filter> OpenFilter(absl::Span<const uint8_t> bytes,
+                                  const ReadOptions& options) {
+  absl::StatusOr<Parsed> parsed = Parse(bytes, options);
+  if (!parsed.ok()) return parsed.status();
+  const FilterInfo& info = parsed->info;
+  if (info.compression == Compression::kNone) {
+    return Filter::Wrap(parsed->payload, info.shape, info.seed, info.num_keys);
+  }
+  // zstd: the frame must declare exactly the size the footer promises (a
+  // frame that claims more is refused before any allocation), fill it
+  // exactly, and be the whole payload.
+  const absl::Span<const uint8_t> payload = parsed->payload;
+  const unsigned long long declared =
+      ZSTD_getFrameContentSize(payload.data(), payload.size());
+  if (declared == ZSTD_CONTENTSIZE_ERROR ||
+      declared == ZSTD_CONTENTSIZE_UNKNOWN) {
+    return Corrupt("the zstd frame header is damaged or has no content size");
+  }
+  if (declared != info.bits_bytes) {
+    return Corrupt(absl::StrCat("inconsistent sizes: the zstd frame holds ",
+                                declared, " bytes, the footer says ",
+                                info.bits_bytes));
+  }
+  if (ZSTD_findFrameCompressedSize(payload.data(), payload.size()) !=
+      payload.size()) {
+    return Corrupt("the zstd frame does not span the whole payload");
+  }
+  absl::StatusOr<std::unique_ptr<internal::AlignedBuffer>> buffer =
+      internal::AlignedBuffer::Create(info.bits_bytes);
+  if (!buffer.ok()) return buffer.status();
+  const size_t got = ZSTD_decompress((*buffer)->data(), info.bits_bytes,
+                                     payload.data(), payload.size());
+  if (ZSTD_isError(got) || got != info.bits_bytes) {
+    return Corrupt(absl::StrCat(
+        "zstd decompression failed: ",
+        ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short output"));
+  }
+  uint8_t* data = (*buffer)->data();
+  return Filter(
+      *std::move(buffer), data, info.shape, info.seed, info.num_keys,
+      internal::KernelsFor(static_cast<uint32_t>(info.shape.lane_bits)));
+}
+
+Filter OpenFilterOrMatchAll(absl::Span<const uint8_t> bytes,
+                            const ReadOptions& options, absl::Status* error) {
+  absl::StatusOr<Filter> filter = OpenFilter(bytes, options);
+  if (error != nullptr) *error = filter.status();
+  if (!filter.ok()) return Filter::MatchAll();
+  return *std::move(filter);
+}
+
+}  // namespace blockbloom

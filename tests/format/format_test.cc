@@ -1,0 +1,330 @@
+// The filter block format: round trips, encodings, sizes, and every kind of
+// bad input named in docs/FORMAT.md.
+#include "blockbloom/format.h"
+
+#define XXH_STATIC_LINKING_ONLY  // XXH3_state_t, for re-sealing footers
+#include <xxhash.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "blockbloom/filter.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace blockbloom {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::vector<std::string> Keys(int n, const std::string& prefix = "key") {
+  std::vector<std::string> keys;
+  for (int i = 0; i < n; ++i) keys.push_back(absl::StrCat(prefix, i));
+  return keys;
+}
+
+Filter Build(const std::vector<std::string>& keys, FilterOptions options = {}) {
+  FilterBuilder builder = *FilterBuilder::Create(options);
+  for (const auto& k : keys) builder.Add(k);
+  return *builder.Finish();
+}
+
+void ExpectSameAnswers(const Filter& a, const Filter& b,
+                       const std::vector<std::string>& keys) {
+  for (const auto& k : keys) ASSERT_TRUE(b.MayContain(k)) << k;
+  for (int i = 0; i < 2000; ++i) {
+    const std::string k = absl::StrCat("absent", i);
+    ASSERT_EQ(a.MayContain(k), b.MayContain(k)) << k;
+  }
+  EXPECT_EQ(a.shape(), b.shape());
+  EXPECT_EQ(a.seed(), b.seed());
+}
+
+struct RoundTripCase {
+  int keys;
+  Encoding encoding;
+  Compression compression;
+  uint64_t seed;
+};
+
+class RoundTripTest : public ::testing::TestWithParam<RoundTripCase> {};
+
+TEST_P(RoundTripTest, EveryKeyStillMatches) {
+  const RoundTripCase& c = GetParam();
+  FilterOptions options;
+  options.seed = c.seed;
+  const std::vector<std::string> keys = Keys(c.keys);
+  Filter filter = Build(keys, options);
+  WriteOptions write;
+  write.encoding = c.encoding;
+  write.compression = c.compression;
+  std::string block = "prefix that must survive";
+  WriteStats stats;
+  ASSERT_TRUE(AppendFilter(filter, write, &block, &stats).ok());
+  ASSERT_EQ(block.substr(0, 24), "prefix that must survive");
+  std::string_view bytes = std::string_view(block).substr(24);
+  EXPECT_EQ(stats.total_bytes, bytes.size());
+  EXPECT_EQ(stats.bits_bytes, filter.bits().size());
+  EXPECT_EQ(stats.payload_bytes + stats.overhead_bytes, stats.total_bytes);
+
+  absl::StatusOr<Filter> read = OpenFilter(AsBytes(bytes));
+  ASSERT_TRUE(read.ok()) << read.status();
+  ExpectSameAnswers(filter, *read, keys);
+  const FilterInfo info = *InspectFilter(AsBytes(bytes));
+  EXPECT_EQ(info.shape, filter.shape());
+  EXPECT_EQ(info.seed, c.seed);
+  EXPECT_EQ(info.total_bytes, bytes.size());
+  EXPECT_EQ(info.encoding, stats.encoding);
+  if (info.encoding == Encoding::kFull) {
+    EXPECT_TRUE(info.num_keys_known);
+    EXPECT_EQ(read->num_keys(), filter.num_keys());
+    EXPECT_EQ(info.overhead_bytes, 56u);
+  } else {
+    EXPECT_FALSE(info.num_keys_known);
+    EXPECT_EQ(info.overhead_bytes, c.seed == 0 ? 5u : 13u);
+  }
+  if (c.compression == Compression::kNone) {
+    // Zero copy: the filter probes the caller's bytes in place.
+    EXPECT_FALSE(read->owns_bits());
+    EXPECT_EQ(reinterpret_cast<const char*>(read->bits().data()), bytes.data());
+  } else {
+    EXPECT_TRUE(read->owns_bits());
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(read->bits().data()) % 64, 0u);
+    EXPECT_EQ(0, std::memcmp(read->bits().data(), filter.bits().data(),
+                             filter.bits().size()));
+  }
+}
+
+std::vector<RoundTripCase> RoundTripCases() {
+  std::vector<RoundTripCase> cases;
+  for (int keys : {0, 1, 37, 140, 1000, 100'000, 1'000'000}) {
+    for (uint64_t seed : {uint64_t{0}, uint64_t{0xabcdef}}) {
+      cases.push_back({keys, Encoding::kAuto, Compression::kNone, seed});
+      cases.push_back({keys, Encoding::kFull, Compression::kNone, seed});
+      cases.push_back({keys, Encoding::kFull, Compression::kZstd, seed});
+      if (keys <= 100'000) {
+        cases.push_back({keys, Encoding::kCompact, Compression::kNone, seed});
+      }
+    }
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, RoundTripTest,
+                         ::testing::ValuesIn(RoundTripCases()));
+
+TEST(FormatTest, AutoPicksCompactForSmallAndFullForLarge) {
+  WriteStats stats;
+  std::string out;
+  ASSERT_TRUE(AppendFilter(Build(Keys(37)), {}, &out, &stats).ok());
+  EXPECT_EQ(stats.encoding, Encoding::kCompact);
+  EXPECT_EQ(stats.total_bytes, 48u + 5u);  // 37 keys at 10 bits/key
+  out.clear();
+  ASSERT_TRUE(AppendFilter(Build(Keys(10'000)), {}, &out, &stats).ok());
+  EXPECT_EQ(stats.encoding, Encoding::kFull);
+  EXPECT_EQ(stats.overhead_bytes, 56u);
+  WriteOptions zstd;
+  zstd.compression = Compression::kZstd;
+  out.clear();
+  ASSERT_TRUE(AppendFilter(Build(Keys(37)), zstd, &out, &stats).ok());
+  EXPECT_EQ(stats.encoding, Encoding::kFull);
+}
+
+TEST(FormatTest, SparseFiltersCompressWell) {
+  FilterOptions sparse;
+  sparse.bits_per_key = 200;
+  WriteOptions zstd;
+  zstd.compression = Compression::kZstd;
+  WriteStats stats;
+  std::string out;
+  ASSERT_TRUE(
+      AppendFilter(Build(Keys(10'000), sparse), zstd, &out, &stats).ok());
+  EXPECT_LT(stats.payload_bytes * 2, stats.bits_bytes);
+}
+
+TEST(FormatTest, WriterRejectsWhatItCannotWrite) {
+  std::string out = "x";
+  EXPECT_THAT(AppendFilter(Filter::MatchAll(), {}, &out).message(),
+              HasSubstr("MatchAll"));
+  WriteOptions bad;
+  bad.encoding = Encoding::kCompact;
+  bad.compression = Compression::kZstd;
+  EXPECT_EQ(AppendFilter(Build(Keys(3)), bad, &out).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(out, "x");
+}
+
+// ---- Bad input. Helpers that edit a full footer and re-seal its checksum,
+// so that each test reaches the check it is about.
+
+constexpr size_t kFooter = 56;
+
+void Reseal(std::string& block) {
+  const size_t f = block.size() - kFooter;
+  XXH3_state_t state;
+  XXH3_64bits_reset(&state);
+  XXH3_64bits_update(&state, block.data() + f, 48);
+  XXH3_64bits_update(&state, block.data() + f + 52, 4);
+  XXH3_64bits_update(&state, block.data(), f);
+  const uint32_t sum = static_cast<uint32_t>(XXH3_64bits_digest(&state));
+  std::memcpy(block.data() + f + 48, &sum, 4);
+}
+
+std::string FullBlock(int keys, Compression compression = Compression::kNone) {
+  WriteOptions w;
+  w.encoding = Encoding::kFull;
+  w.compression = compression;
+  return *SerializeFilter(Build(Keys(keys)), w);
+}
+
+absl::Status Open(const std::string& block, ReadOptions options = {}) {
+  return OpenFilter(AsBytes(block), options).status();
+}
+
+TEST(FormatErrorsTest, TruncatedAndEmpty) {
+  EXPECT_THAT(Open("").message(), HasSubstr("empty"));
+  const std::string full = FullBlock(1000);
+  EXPECT_EQ(Open(full.substr(0, full.size() - 1)).code(),
+            absl::StatusCode::kDataLoss);
+  EXPECT_THAT(Open(full.substr(full.size() - 40)).message(),
+              HasSubstr("truncated"));
+  EXPECT_THAT(Open(full.substr(1)).message(),
+              HasSubstr("truncated or extended"));
+  std::string extended = full;
+  extended.insert(extended.begin(), 'x');
+  EXPECT_THAT(Open(extended).message(), HasSubstr("truncated or extended"));
+  const std::string compact = *SerializeFilter(Build(Keys(37)));
+  EXPECT_THAT(Open(compact.substr(compact.size() - 3)).message(),
+              HasSubstr("truncated"));
+}
+
+TEST(FormatErrorsTest, WrongMagicAndNotAFilter) {
+  std::string full = FullBlock(100);
+  full[full.size() - 2] = 'X';
+  EXPECT_THAT(Open(full).message(), HasSubstr("bad magic"));
+  EXPECT_THAT(Open("hello world").message(),
+              HasSubstr("not a blockbloom filter"));
+}
+
+TEST(FormatErrorsTest, ChecksumMismatchUnlessVerificationIsOff) {
+  std::string full = FullBlock(1000);
+  full[10] ^= 0x04;
+  EXPECT_THAT(Open(full).message(), HasSubstr("checksum mismatch"));
+  ReadOptions trusting;
+  trusting.verify_checksum = false;
+  EXPECT_TRUE(Open(full, trusting).ok());
+  std::string compact = *SerializeFilter(Build(Keys(37)));
+  compact[3] ^= 0x80;
+  EXPECT_THAT(Open(compact).message(), HasSubstr("checksum mismatch"));
+  EXPECT_TRUE(Open(compact, trusting).ok());
+}
+
+TEST(FormatErrorsTest, UnknownMajorVersion) {
+  std::string full = FullBlock(100);
+  full.back() = static_cast<char>(0xB2);  // major 2, full
+  EXPECT_EQ(Open(full).code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(Open(full).message(), HasSubstr("major version 2"));
+  std::string compact = *SerializeFilter(Build(Keys(20)));
+  compact.back() = static_cast<char>(0xBF);  // major 8, compact
+  EXPECT_THAT(Open(compact).message(), HasSubstr("major version 8"));
+}
+
+TEST(FormatErrorsTest, NewerMinorVersionIsRead) {
+  std::string full = FullBlock(100);
+  full[full.size() - kFooter + 44] = 3;  // minor 3
+  full[full.size() - kFooter + 45] = 7;  // a reserved byte it might use
+  Reseal(full);
+  absl::StatusOr<FilterInfo> info = InspectFilter(AsBytes(full));
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->minor_version, 3);
+  EXPECT_TRUE(Open(full).ok());
+}
+
+TEST(FormatErrorsTest, UnknownCodecAndHash) {
+  std::string full = FullBlock(100);
+  full[full.size() - kFooter + 43] = 9;
+  Reseal(full);
+  EXPECT_EQ(Open(full).code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(Open(full).message(), HasSubstr("codec id 9"));
+  full = FullBlock(100);
+  full[full.size() - kFooter + 42] = 2;
+  Reseal(full);
+  EXPECT_THAT(Open(full).message(), HasSubstr("hash algorithm id 2"));
+}
+
+TEST(FormatErrorsTest, ParametersOutOfRange) {
+  for (auto [offset, value, what] :
+       std::vector<std::tuple<size_t, uint8_t, const char*>>{
+           {40, 0, "k = 0"},
+           {40, 17, "k = 17"},
+           {41, 0, "lane_bits = 0"},
+           {41, 33, "lane_bits = 33"}}) {
+    std::string full = FullBlock(100);
+    full[full.size() - kFooter + offset] = static_cast<char>(value);
+    Reseal(full);
+    EXPECT_THAT(Open(full).message(), HasSubstr(what));
+    EXPECT_EQ(Open(full).code(), absl::StatusCode::kDataLoss);
+  }
+  std::string full = FullBlock(100);
+  std::memset(full.data() + full.size() - kFooter, 0, 8);  // 0 blocks
+  Reseal(full);
+  EXPECT_THAT(Open(full).message(), HasSubstr("num_blocks = 0"));
+}
+
+TEST(FormatErrorsTest, InconsistentSizes) {
+  std::string full = FullBlock(1000);
+  uint64_t blocks;
+  std::memcpy(&blocks, full.data() + full.size() - kFooter, 8);
+  ++blocks;
+  std::memcpy(full.data() + full.size() - kFooter, &blocks, 8);
+  Reseal(full);
+  EXPECT_THAT(Open(full).message(), HasSubstr("inconsistent sizes"));
+  // A compact block whose bits are not whole blocks of its lane width.
+  std::string compact = *SerializeFilter(Build(Keys(37)));  // 24-bit lanes
+  compact = std::string(1, 'z') + compact;
+  ReadOptions trusting;
+  trusting.verify_checksum = false;
+  EXPECT_THAT(Open(compact, trusting).message(), HasSubstr("whole number"));
+}
+
+TEST(FormatErrorsTest, DecompressionBombsAreRefused) {
+  // A footer that claims 2^32 blocks (256 GiB) of compressed bits.
+  std::string bomb = FullBlock(1000, Compression::kZstd);
+  const size_t f = bomb.size() - kFooter;
+  const uint64_t blocks = uint64_t{1} << 32, bytes = blocks * 64;
+  std::memcpy(bomb.data() + f, &blocks, 8);
+  std::memcpy(bomb.data() + f + 24, &bytes, 8);
+  Reseal(bomb);
+  EXPECT_EQ(Open(bomb).code(), absl::StatusCode::kResourceExhausted);
+  // Within the limit, the zstd frame must hold exactly what the footer says.
+  ReadOptions roomy;
+  roomy.max_decompressed_bytes = uint64_t{1} << 40;
+  EXPECT_THAT(Open(bomb, roomy).message(), HasSubstr("the zstd frame holds"));
+  // A compressed size larger than zstd could ever produce for the block
+  // count is refused before decompressing.
+  std::string fat = FullBlock(1000, Compression::kZstd);
+  const size_t g = fat.size() - kFooter;
+  const uint64_t one = 1, sixty_four = 64;
+  std::memcpy(fat.data() + g, &one, 8);
+  std::memcpy(fat.data() + g + 24, &sixty_four, 8);
+  Reseal(fat);
+  EXPECT_THAT(Open(fat).message(), HasSubstr("more than zstd produces"));
+}
+
+TEST(FormatErrorsTest, FailOpenAnswersMaybeForEverything) {
+  absl::Status error;
+  Filter f = OpenFilterOrMatchAll(AsBytes("garbage"), {}, &error);
+  EXPECT_FALSE(error.ok());
+  EXPECT_TRUE(f.is_match_all());
+  EXPECT_TRUE(f.MayContain("anything"));
+  const std::string good = *SerializeFilter(Build(Keys(10)));
+  Filter g = OpenFilterOrMatchAll(AsBytes(good), {}, &error);
+  EXPECT_TRUE(error.ok());
+  EXPECT_FALSE(g.is_match_all());
+}
+
+}  // namespace
+}  // namespace blockbloom
