@@ -43,10 +43,11 @@ enum class Compression : uint8_t {
 
 struct WriteOptions {
   Encoding encoding = Encoding::kAuto;
-  // A caller's choice for cold storage or shipping filters: a filter's bits
-  // are close to random, so zstd saves little on a well-sized filter (about
-  // 1-3%) and much on a sparse one. Compressed filters are decompressed into
-  // memory on open instead of probed in place.
+  // A caller's choice for cold storage or shipping filters: a well-sized
+  // filter's bits are random and do not compress (5000 keys at 10 bits/key:
+  // 6272 bytes of bits, 6282 as zstd), a sparse one does (2000 keys at 100
+  // bits/key: 25024 -> 15768 bytes). Compressed filters are decompressed
+  // into memory on open instead of probed in place.
   Compression compression = Compression::kNone;
   int zstd_level = 3;  // 1 (fast) .. 19 (small)
 };

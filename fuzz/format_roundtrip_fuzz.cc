@@ -1,0 +1,59 @@
+// Keys -> build -> serialize -> open -> every key matches, in every encoding
+// and codec, with any seed and size. The first byte picks encoding, codec,
+// bits/key and narrow lanes; bytes 1-8 the seed; the rest are keys (1-byte
+// length, then the key).
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "blockbloom/filter.h"
+#include "blockbloom/format.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 9) return 0;
+  const uint8_t mode = data[0];
+  uint64_t seed;
+  std::memcpy(&seed, data + 1, 8);
+  std::vector<std::string_view> keys;
+  for (size_t i = 9; i < size;) {
+    const size_t len = data[i++];
+    const size_t n = len < size - i ? len : size - i;
+    keys.emplace_back(reinterpret_cast<const char*>(data + i), n);
+    i += n;
+  }
+  blockbloom::FilterOptions options;
+  options.seed = seed;
+  options.bits_per_key = 1 + (mode >> 4);  // 1 .. 16
+  options.allow_narrow_lanes = mode & 8;
+  auto builder = blockbloom::FilterBuilder::Create(options);
+  if (!builder.ok()) abort();
+  for (auto k : keys) builder->Add(k);
+  auto filter = builder->Finish();
+  if (!filter.ok()) abort();
+
+  blockbloom::WriteOptions write;
+  const blockbloom::Encoding encodings[] = {blockbloom::Encoding::kAuto,
+                                            blockbloom::Encoding::kCompact,
+                                            blockbloom::Encoding::kFull};
+  write.encoding = encodings[(mode & 3) % 3];
+  if ((mode & 4) && write.encoding != blockbloom::Encoding::kCompact) {
+    write.compression = blockbloom::Compression::kZstd;
+    write.zstd_level = 1;
+  }
+  std::string block = "untouched";
+  blockbloom::WriteStats stats;
+  if (!blockbloom::AppendFilter(*filter, write, &block, &stats).ok()) abort();
+  if (block.compare(0, 9, "untouched") != 0) abort();
+  if (stats.total_bytes != block.size() - 9) abort();
+  auto read = blockbloom::OpenFilter(
+      blockbloom::AsBytes(std::string_view(block).substr(9)));
+  if (!read.ok()) abort();
+  if (!(read->shape() == filter->shape()) || read->seed() != seed) abort();
+  for (auto k : keys) {
+    if (!read->MayContain(k)) abort();
+  }
+  return 0;
+}
