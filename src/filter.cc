@@ -42,9 +42,10 @@ void MatchAllKeys(const internal::FilterRef&, const std::string_view*, size_t n,
                   bool* results) {
   std::fill(results, results + n, true);
 }
-const internal::Kernels kMatchAllKernels = {&MatchAllHash,      &MatchAllKey,
-                                            &MatchAllHashes,    &MatchAllKeys,
-                                            /*insert=*/nullptr, "match-all"};
+const internal::Kernels kMatchAllKernels = {
+    &MatchAllHash,          &MatchAllKey,       &MatchAllHashes,
+    &MatchAllKeys,          /*insert=*/nullptr, /*add_hash=*/nullptr,
+    /*add_hashes=*/nullptr, "match-all"};
 
 }  // namespace
 

@@ -223,6 +223,19 @@ inline void ReferenceInsert(const FilterRef& f, uint8_t* bits, uint64_t hash) {
   });
 }
 
+// ReferenceInsert that also says whether any of the key's bits was clear
+// (Guava's `put` semantics: false if the filter already answered "may
+// contain"). The reference of the `add_hash` kernels.
+inline bool ReferenceAdd(const FilterRef& f, uint8_t* bits, uint64_t hash) {
+  bool changed = false;
+  ForEachBit(f, hash, [&](uint64_t bit) {
+    const uint8_t mask = static_cast<uint8_t>(1u << (bit & 7));
+    changed |= (bits[bit >> 3] & mask) == 0;
+    bits[bit >> 3] |= mask;
+  });
+  return changed;
+}
+
 }  // namespace blockbloom::internal
 
 #endif  // BLOCKBLOOM_SRC_LAYOUT_H_

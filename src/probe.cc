@@ -60,6 +60,26 @@ HWY_INLINE void InsertBlock(uint8_t* block, uint32_t lo,
   }
 }
 
+// InsertBlock that reports whether a bit was missing, and stores only then.
+HWY_INLINE bool AddBlock(uint8_t* block, uint32_t lo,
+                         const uint16_t* lane_sets) {
+  const D d;
+  const V lo_v = hn::Set(d, lo);
+  const V set_v = hn::Set(d, uint32_t{lane_sets[Selector(lo)]});
+  uint32_t* words = reinterpret_cast<uint32_t*>(block);
+  V missing = hn::Zero(d);
+  for (size_t i = 0; i < static_cast<size_t>(kLanes); i += hn::Lanes(d)) {
+    const V mask = MaskChunk(d, lo_v, set_v, i);
+    missing = hn::Or(missing, hn::AndNot(hn::LoadU(d, words + i), mask));
+  }
+  if (hn::AllTrue(d, hn::Eq(missing, hn::Zero(d)))) return false;
+  for (size_t i = 0; i < static_cast<size_t>(kLanes); i += hn::Lanes(d)) {
+    const V mask = MaskChunk(d, lo_v, set_v, i);
+    hn::StoreU(hn::Or(hn::LoadU(d, words + i), mask), d, words + i);
+  }
+  return true;
+}
+
 HWY_INLINE const uint8_t* BlockOf(const FilterRef& f, uint64_t hash) {
   return f.bits + BlockIndex(hash, f.num_blocks) * kBlockBytes;
 }
@@ -116,9 +136,35 @@ void InsertBatch(const FilterRef& f, uint8_t* bits, const uint64_t* hashes,
   }
 }
 
-const Kernels kKernels = {&ProbeHash,   &ProbeKey,
-                          &ProbeHashes, &ProbeKeys,
-                          &InsertBatch, hwy::TargetName(HWY_TARGET)};
+bool AddOne(const FilterRef& f, uint8_t* bits, uint64_t hash) {
+  return AddBlock(bits + BlockIndex(hash, f.num_blocks) * kBlockBytes,
+                  static_cast<uint32_t>(hash), f.lane_sets);
+}
+
+size_t AddBatch(const FilterRef& f, uint8_t* bits, const uint64_t* hashes,
+                size_t n, bool* added) {
+  uint8_t* blocks[kBatchChunk];
+  size_t count = 0;
+  for (size_t start = 0; start < n; start += kBatchChunk) {
+    const size_t m = n - start < kBatchChunk ? n - start : kBatchChunk;
+    for (size_t j = 0; j < m; ++j) {
+      blocks[j] =
+          bits + BlockIndex(hashes[start + j], f.num_blocks) * kBlockBytes;
+      hwy::Prefetch(blocks[j]);
+    }
+    for (size_t j = 0; j < m; ++j) {
+      const bool changed = AddBlock(
+          blocks[j], static_cast<uint32_t>(hashes[start + j]), f.lane_sets);
+      count += changed;
+      if (added != nullptr) added[start + j] = changed;
+    }
+  }
+  return count;
+}
+
+const Kernels kKernels = {
+    &ProbeHash,   &ProbeKey, &ProbeHashes, &ProbeKeys,
+    &InsertBatch, &AddOne,   &AddBatch,    hwy::TargetName(HWY_TARGET)};
 
 const Kernels* GetKernels() { return &kKernels; }
 
@@ -167,9 +213,24 @@ void NarrowInsert(const FilterRef& f, uint8_t* bits, const uint64_t* hashes,
   for (size_t i = 0; i < n; ++i) ReferenceInsert(f, bits, hashes[i]);
 }
 
-const Kernels kNarrowKernels = {&NarrowProbeHash,   &NarrowProbeKey,
-                                &NarrowProbeHashes, &NarrowProbeKeys,
-                                &NarrowInsert,      "narrow"};
+bool NarrowAdd(const FilterRef& f, uint8_t* bits, uint64_t hash) {
+  return ReferenceAdd(f, bits, hash);
+}
+
+size_t NarrowAddBatch(const FilterRef& f, uint8_t* bits, const uint64_t* hashes,
+                      size_t n, bool* added) {
+  size_t count = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const bool changed = ReferenceAdd(f, bits, hashes[i]);
+    count += changed;
+    if (added != nullptr) added[i] = changed;
+  }
+  return count;
+}
+
+const Kernels kNarrowKernels = {
+    &NarrowProbeHash, &NarrowProbeKey, &NarrowProbeHashes, &NarrowProbeKeys,
+    &NarrowInsert,    &NarrowAdd,      &NarrowAddBatch,    "narrow"};
 
 }  // namespace
 

@@ -27,6 +27,15 @@ struct Kernels {
   // prefetching blocks ahead like the batch probe.
   void (*insert)(const FilterRef& f, uint8_t* bits, const uint64_t* hashes,
                  size_t n);
+  // Inserts one hash and returns whether any of its bits was clear
+  // (ReferenceAdd). The block is written only if a bit changes, so adding a
+  // key that is already present leaves its cache line clean.
+  bool (*add_hash)(const FilterRef& f, uint8_t* bits, uint64_t hash);
+  // add_hash for n hashes in order (a repeated hash reports false the second
+  // time), prefetching like the batch probe. added[i] gets the result of
+  // hashes[i] unless `added` is null; returns how many were true.
+  size_t (*add_hashes)(const FilterRef& f, uint8_t* bits,
+                       const uint64_t* hashes, size_t n, bool* added);
   // "AVX3" (AVX-512), "AVX2", "SSE4", "NEON", "EMU128", "SCALAR", or
   // "narrow" for the scalar kernels of narrow-lane filters.
   const char* target_name;
@@ -62,6 +71,13 @@ inline void MayContainKeys(const FilterRef& f, const std::string_view* keys,
 inline void InsertHashes(const FilterRef& f, uint8_t* bits,
                          const uint64_t* hashes, size_t n) {
   KernelsFor(f.lane_bits)->insert(f, bits, hashes, n);
+}
+inline bool AddHash(const FilterRef& f, uint8_t* bits, uint64_t hash) {
+  return KernelsFor(f.lane_bits)->add_hash(f, bits, hash);
+}
+inline size_t AddHashes(const FilterRef& f, uint8_t* bits,
+                        const uint64_t* hashes, size_t n, bool* added) {
+  return KernelsFor(f.lane_bits)->add_hashes(f, bits, hashes, n, added);
 }
 inline const char* ActiveTargetName() { return ActiveKernels()->target_name; }
 

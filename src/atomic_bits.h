@@ -1,0 +1,71 @@
+// Atomic access to a filter's bits, for the concurrent mode of BloomFilter.
+// The layout is src/layout.h's, unchanged: ForEachBit gives the bit numbers,
+// and each bit is reached through the aligned little-endian 32-bit word that
+// holds it (word bit >> 5, bit bit & 31), as a std::atomic_ref<uint32_t>.
+// With 32-bit lanes that word is the lane; narrow lanes work the same way
+// because the bit numbering does not depend on the word size.
+//
+// Requirements on the memory: 4-byte aligned, and padded to a whole number of
+// 32-bit words (AlignedBuffer pads to 64 bytes). Every access to the bits
+// while other threads may add must go through these functions: a plain or
+// SIMD load racing with a fetch-or is a data race (undefined behaviour, and
+// ThreadSanitizer reports it).
+//
+// Memory order: relaxed everywhere. The one promise (BloomFilter documents
+// it) is "an Add that happens-before a query is seen by it", and coherence of
+// each word gives that without fences: bits are only ever set, so a load that
+// happens after a fetch-or (or after a load that saw the bit) reads the bit
+// set. Clear and Intersect clear bits and are outside that promise.
+#ifndef BLOCKBLOOM_SRC_ATOMIC_BITS_H_
+#define BLOCKBLOOM_SRC_ATOMIC_BITS_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "src/layout.h"
+
+namespace blockbloom::internal {
+
+static_assert(std::atomic_ref<uint32_t>::is_always_lock_free,
+              "concurrent filters need lock-free 32-bit atomics");
+
+inline std::atomic_ref<uint32_t> AtomicWord(const uint8_t* bits,
+                                            uint64_t word) {
+  // The bits are owned, mutable memory; const only reflects the caller's
+  // view (a query).
+  return std::atomic_ref<uint32_t>(
+      *reinterpret_cast<uint32_t*>(const_cast<uint8_t*>(bits) + 4 * word));
+}
+
+// ReferenceAdd with atomic word operations. A bit already set is only
+// loaded, not fetch-or'ed: the line stays shared between cores when a key is
+// added again, and a later query still sees the bit (read-read coherence).
+inline bool AtomicAdd(const FilterRef& f, uint8_t* bits, uint64_t hash) {
+  bool changed = false;
+  ForEachBit(f, hash, [&](uint64_t bit) {
+    const uint32_t mask = 1u << (bit & 31);
+    std::atomic_ref<uint32_t> word = AtomicWord(bits, bit >> 5);
+    if ((word.load(std::memory_order_relaxed) & mask) != 0) return;
+    changed |= (word.fetch_or(mask, std::memory_order_relaxed) & mask) == 0;
+  });
+  return changed;
+}
+
+// ReferenceMayContain with atomic loads.
+inline bool AtomicMayContain(const FilterRef& f, uint64_t hash) {
+  bool all = true;
+  ForEachBit(f, hash, [&](uint64_t bit) {
+    const uint32_t word =
+        AtomicWord(f.bits, bit >> 5).load(std::memory_order_relaxed);
+    all &= (word >> (bit & 31)) & 1;
+  });
+  return all;
+}
+
+// The number of 32-bit words covering `bytes` bytes of bits.
+inline uint64_t WordsFor(uint64_t bytes) { return (bytes + 3) / 4; }
+
+}  // namespace blockbloom::internal
+
+#endif  // BLOCKBLOOM_SRC_ATOMIC_BITS_H_
