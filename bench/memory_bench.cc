@@ -127,6 +127,23 @@ void BM_MayContain(benchmark::State& state, bool concurrent) {
 BENCHMARK_CAPTURE(BM_MayContain, single_writer, false)->Apply(Sizes);
 BENCHMARK_CAPTURE(BM_MayContain, concurrent_mode, true)->Apply(Sizes);
 
+// Batches of 256 queries (block addresses prefetched 32 at a time).
+void BM_MayContainBatch(benchmark::State& state, bool concurrent) {
+  BloomFilter f = Filled(state.range(0), concurrent);
+  const std::vector<uint64_t>& h = Hashes();
+  constexpr size_t kBatch = 256;
+  bool results[kBatch];
+  size_t i = 0;
+  for (auto _ : state) {
+    f.MayContainHashBatch(absl::MakeConstSpan(h.data() + i, kBatch), results);
+    benchmark::DoNotOptimize(results);
+    i = (i + kBatch) & (kHashes - 1);
+  }
+  state.SetItemsProcessed(state.iterations() * kBatch);
+}
+BENCHMARK_CAPTURE(BM_MayContainBatch, single_writer, false)->Apply(Sizes);
+BENCHMARK_CAPTURE(BM_MayContainBatch, concurrent_mode, true)->Apply(Sizes);
+
 // Threads adding new keys to one concurrent 64 MiB filter, from empty
 // (about half full after 25M adds).
 void BM_ConcurrentAdd(benchmark::State& state) {

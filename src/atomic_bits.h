@@ -20,6 +20,7 @@
 #define BLOCKBLOOM_SRC_ATOMIC_BITS_H_
 
 #include <atomic>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -38,29 +39,64 @@ inline std::atomic_ref<uint32_t> AtomicWord(const uint8_t* bits,
       *reinterpret_cast<uint32_t*>(const_cast<uint8_t*>(bits) + 4 * word));
 }
 
-// ReferenceAdd with atomic word operations. A bit already set is only
-// loaded, not fetch-or'ed: the line stays shared between cores when a key is
-// added again, and a later query still sees the bit (read-read coherence).
+// ReferenceAdd with atomic word operations. The key's bits are first only
+// loaded; a fetch_or is issued for the clear ones alone, so adding a key that
+// is present writes nothing (its line stays shared between cores), and a
+// later query still sees every bit (read-read coherence).
 inline bool AtomicAdd(const FilterRef& f, uint8_t* bits, uint64_t hash) {
+  if (f.lane_bits != kLaneBits) {  // narrow lanes: bit by bit
+    bool changed = false;
+    ForEachBit(f, hash, [&](uint64_t bit) {
+      const uint32_t mask = 1u << (bit & 31);
+      std::atomic_ref<uint32_t> word = AtomicWord(bits, bit >> 5);
+      if ((word.load(std::memory_order_relaxed) & mask) != 0) return;
+      changed |= (word.fetch_or(mask, std::memory_order_relaxed) & mask) == 0;
+    });
+    return changed;
+  }
+  // 32-bit lanes: lane L of the key's block is word first + L.
+  const uint32_t lo = static_cast<uint32_t>(hash);
+  const uint64_t first = BlockIndex(hash, f.num_blocks) * kLanes;
+  uint32_t clear = 0;  // lanes whose bit is not set yet
+  for (uint32_t set = f.lane_sets[Selector(lo)]; set != 0; set &= set - 1) {
+    const int lane = std::countr_zero(set);
+    const uint32_t word =
+        AtomicWord(bits, first + lane).load(std::memory_order_relaxed);
+    clear |= static_cast<uint32_t>(((word >> BitInLane(lo, lane)) & 1) == 0)
+             << lane;
+  }
   bool changed = false;
-  ForEachBit(f, hash, [&](uint64_t bit) {
-    const uint32_t mask = 1u << (bit & 31);
-    std::atomic_ref<uint32_t> word = AtomicWord(bits, bit >> 5);
-    if ((word.load(std::memory_order_relaxed) & mask) != 0) return;
-    changed |= (word.fetch_or(mask, std::memory_order_relaxed) & mask) == 0;
-  });
+  for (; clear != 0; clear &= clear - 1) {
+    const int lane = std::countr_zero(clear);
+    const uint32_t mask = 1u << BitInLane(lo, lane);
+    changed |= (AtomicWord(bits, first + lane)
+                    .fetch_or(mask, std::memory_order_relaxed) &
+                mask) == 0;
+  }
   return changed;
 }
 
-// ReferenceMayContain with atomic loads.
+// ReferenceMayContain with atomic loads: k relaxed loads (plain loads on
+// x86 and ARMv8) from the key's block, no branch per lane.
 inline bool AtomicMayContain(const FilterRef& f, uint64_t hash) {
-  bool all = true;
-  ForEachBit(f, hash, [&](uint64_t bit) {
+  uint32_t missing = 0;
+  if (f.lane_bits != kLaneBits) {
+    ForEachBit(f, hash, [&](uint64_t bit) {
+      const uint32_t word =
+          AtomicWord(f.bits, bit >> 5).load(std::memory_order_relaxed);
+      missing |= ~(word >> (bit & 31)) & 1;
+    });
+    return missing == 0;
+  }
+  const uint32_t lo = static_cast<uint32_t>(hash);
+  const uint64_t first = BlockIndex(hash, f.num_blocks) * kLanes;
+  for (uint32_t set = f.lane_sets[Selector(lo)]; set != 0; set &= set - 1) {
+    const int lane = std::countr_zero(set);
     const uint32_t word =
-        AtomicWord(f.bits, bit >> 5).load(std::memory_order_relaxed);
-    all &= (word >> (bit & 31)) & 1;
-  });
-  return all;
+        AtomicWord(f.bits, first + lane).load(std::memory_order_relaxed);
+    missing |= ~(word >> BitInLane(lo, lane)) & 1;
+  }
+  return missing == 0;
 }
 
 // The number of 32-bit words covering `bytes` bytes of bits.

@@ -201,10 +201,13 @@ inline void ForEachBit(const FilterRef& f, uint64_t hash, Fn fn) {
   const uint32_t lo = static_cast<uint32_t>(hash);
   const uint32_t w = f.lane_bits;
   const uint64_t first = BlockIndex(hash, f.num_blocks) * kLanes * w;
-  const uint32_t set = f.lane_sets[Selector(lo)];
-  for (int lane = 0; lane < kLanes; ++lane) {
-    if ((set >> lane) & 1)
-      fn(first + uint64_t{lane * w} + BitInLane(lo, lane, w));
+  // The key's lanes in increasing order. Looping over the set bits (k
+  // iterations) instead of testing all 16 lanes avoids a data-dependent
+  // branch per lane: about 8 mispredictions per key, which made this loop
+  // 10x slower than the SIMD probe.
+  for (uint32_t set = f.lane_sets[Selector(lo)]; set != 0; set &= set - 1) {
+    const int lane = std::countr_zero(set);
+    fn(first + uint64_t{lane * w} + BitInLane(lo, lane, w));
   }
 }
 
