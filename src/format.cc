@@ -6,8 +6,8 @@
 //
 //   tag = 0xB0 | (major - 1) << 1 | compact
 //
-// Compact (tag 0xB1):  bits | [seed u64 if flagged] | params u16 | crc16 u16 |
-// tag Full    (tag 0xB0):  payload | 56-byte footer ending in "bbf" and the tag
+//   compact (tag 0xB1): bits | [seed u64 if flagged] | params u8 | crc8 | tag
+//   full (tag 0xB0):    payload | 56-byte footer ending in "bbf" and the tag
 #include "blockbloom/format.h"
 
 #include <zstd.h>
@@ -33,15 +33,17 @@ constexpr uint8_t kTagFamily = 0xB0;
 constexpr uint8_t kTagFamilyMask = 0xF0;
 constexpr uint8_t kCompactBit = 0x01;
 
-constexpr size_t kCompactTrailerBytes = 5;  // params, crc16, tag
+constexpr size_t kCompactTrailerBytes = 3;  // params, crc8, tag
 constexpr size_t kSeedBytes = 8;
 constexpr size_t kFullFooterBytes = 56;
 // Filters under this many bytes of bits go compact under Encoding::kAuto.
 constexpr uint64_t kAutoCompactMaxBytes = 1024;
 
-// Compact params (u16): k-1 in bits 0-3, lane_bits-1 in bits 4-8, "seed
-// follows" in bit 9, minor version in bits 10-11, bits 12-15 reserved (0).
-constexpr uint16_t kSeedFlag = 1u << 9;
+// Compact params (u8): k-1 in bits 0-3, "seed present" in bit 4, minor
+// version in bits 5-6, bit 7 reserved (0). The shape is not stored: the
+// compact encoding holds only canonical shapes, whose size alone gives it
+// (see CanonicalShape).
+constexpr uint8_t kSeedFlag = 1u << 4;
 
 // Full footer offsets.
 constexpr size_t kNumBlocksAt = 0;
@@ -78,36 +80,47 @@ T Get(const uint8_t* p) {
   return v;
 }
 
-// CRC-16/CCITT-FALSE (polynomial 0x1021, initial value 0xFFFF, no
-// reflection). A CRC, not a truncated hash: it detects every single-bit
-// error and every burst of up to 16 bits, which a 16-bit hash would miss one
-// time in 65536.
-constexpr std::array<uint16_t, 256> MakeCrc16Table() {
-  std::array<uint16_t, 256> table{};
+// CRC-8 (polynomial 0x07, initial value 0, no reflection: CRC-8/SMBUS). A
+// CRC, not a truncated hash: it detects every single-bit error and every
+// burst of up to 8 bits. One byte, because the compact encoding exists for
+// filters of ~40 keys, where each byte costs 0.2 bits per key.
+constexpr std::array<uint8_t, 256> MakeCrc8Table() {
+  std::array<uint8_t, 256> table{};
   for (int i = 0; i < 256; ++i) {
-    uint16_t crc = static_cast<uint16_t>(i << 8);
+    uint8_t crc = static_cast<uint8_t>(i);
     for (int bit = 0; bit < 8; ++bit) {
-      crc = static_cast<uint16_t>((crc & 0x8000) ? (crc << 1) ^ 0x1021
-                                                 : crc << 1);
+      crc = static_cast<uint8_t>((crc & 0x80) ? (crc << 1) ^ 0x07 : crc << 1);
     }
     table[i] = crc;
   }
   return table;
 }
-constexpr std::array<uint16_t, 256> kCrc16Table = MakeCrc16Table();
+constexpr std::array<uint8_t, 256> kCrc8Table = MakeCrc8Table();
 
-uint16_t Crc16(uint16_t crc, const uint8_t* p, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    crc = static_cast<uint16_t>((crc << 8) ^ kCrc16Table[(crc >> 8) ^ p[i]]);
-  }
+uint8_t Crc8(uint8_t crc, const uint8_t* p, size_t n) {
+  for (size_t i = 0; i < n; ++i) crc = kCrc8Table[crc ^ p[i]];
   return crc;
 }
 
 // The compact checksum covers everything before it and the tag after it.
-uint16_t CompactChecksum(absl::Span<const uint8_t> block) {
+uint8_t CompactChecksum(absl::Span<const uint8_t> block) {
   const size_t n = block.size();
-  uint16_t crc = Crc16(0xFFFF, block.data(), n - 3);
-  return Crc16(crc, block.data() + n - 1, 1);
+  return Crc8(Crc8(0, block.data(), n - 2), block.data() + n - 1, 1);
+}
+
+// The shape a compact block of `bytes` bytes of bits holds: the one the
+// sizing functions give a filter of that many bits, num_blocks = ceil(bytes /
+// 64) and lanes of bytes / (2 * num_blocks) bits. False if `bytes` is not such
+// a size.
+bool CanonicalShape(uint64_t bytes, FilterShape* shape) {
+  if (bytes == 0) return false;
+  const uint64_t blocks = (bytes + 63) / 64;
+  if (blocks > FilterShape::kMaxBlocks || bytes % (2 * blocks) != 0) {
+    return false;
+  }
+  shape->num_blocks = blocks;
+  shape->lane_bits = static_cast<int>(bytes / (2 * blocks));
+  return true;
 }
 
 // The full checksum: low 32 bits of XXH3-64 over the footer (less the
@@ -157,22 +170,21 @@ absl::StatusOr<Parsed> ParseCompact(absl::Span<const uint8_t> block,
                                 " bytes, a compact filter has at least ",
                                 kCompactTrailerBytes));
   }
-  const uint16_t params = Get<uint16_t>(block.data() + n - 5);
-  const uint16_t stored_crc = Get<uint16_t>(block.data() + n - 3);
+  const uint8_t params = block[n - 3];
+  const uint8_t stored_crc = block[n - 2];
   const bool has_seed = params & kSeedFlag;
   const size_t overhead = kCompactTrailerBytes + (has_seed ? kSeedBytes : 0);
   if (n < overhead) {
-    return Corrupt(absl::StrCat("truncated: ", n,
-                                " bytes, a compact filter with a seed has at "
-                                "least ",
-                                overhead));
+    return Corrupt(absl::StrCat(
+        "truncated: ", n, " bytes, a compact filter with a seed has at least ",
+        overhead));
   }
   if (options.verify_checksum) {
-    const uint16_t crc = CompactChecksum(block);
+    const uint8_t crc = CompactChecksum(block);
     if (crc != stored_crc) {
       return Corrupt(absl::StrFormat(
-          "checksum mismatch (compact encoding): stored 0x%04x, computed "
-          "0x%04x",
+          "checksum mismatch (compact encoding): stored 0x%02x, computed "
+          "0x%02x",
           stored_crc, crc));
     }
   }
@@ -180,19 +192,16 @@ absl::StatusOr<Parsed> ParseCompact(absl::Span<const uint8_t> block,
   FilterInfo& info = p.info;
   info.encoding = Encoding::kCompact;
   info.major_version = kMajorVersion;
-  info.minor_version = (params >> 10) & 3;
+  info.minor_version = (params >> 5) & 3;
   info.shape.num_probes = (params & 15) + 1;
-  info.shape.lane_bits = ((params >> 4) & 31) + 1;
   info.seed = has_seed ? Get<uint64_t>(block.data() + n - overhead) : 0;
   const uint64_t payload_bytes = n - overhead;
-  const uint64_t block_bytes = 2 * uint64_t(info.shape.lane_bits);
-  if (payload_bytes == 0 || payload_bytes % block_bytes != 0) {
+  if (!CanonicalShape(payload_bytes, &info.shape)) {
     return Corrupt(absl::StrCat(
         "inconsistent sizes: ", payload_bytes,
-        " bytes of bits is not a positive whole number of ", block_bytes,
-        "-byte blocks (", info.shape.lane_bits, "-bit lanes)"));
+        " bytes of bits is not the size of a compact filter (a whole number of "
+        "blocks of 16 equal lanes)"));
   }
-  info.shape.num_blocks = payload_bytes / block_bytes;
   if (absl::Status s = CheckShape(info.shape); !s.ok()) return s;
   info.compression = Compression::kNone;
   info.bits_bytes = info.payload_bytes = payload_bytes;
@@ -323,17 +332,15 @@ void AppendCompact(const Filter& filter, std::string* dst) {
     Put<uint64_t>(p, filter.seed());
     p += kSeedBytes;
   }
-  const uint16_t params = static_cast<uint16_t>(
-      (filter.num_probes() - 1) | (filter.lane_bits() - 1) << 4 |
-      (has_seed ? kSeedFlag : 0) | kMinorVersion << 10);
-  Put<uint16_t>(p, params);
-  p[4] = Tag(kMajorVersion, /*compact=*/true);
+  p[0] = static_cast<uint8_t>((filter.num_probes() - 1) |
+                              (has_seed ? kSeedFlag : 0) | kMinorVersion << 5);
+  p[2] = Tag(kMajorVersion, /*compact=*/true);
   p += kCompactTrailerBytes;
   dst->append(reinterpret_cast<const char*>(tail), p - tail);
-  // The CRC covers the whole block but the CRC field itself.
+  // The CRC covers the whole block but the CRC byte itself.
   uint8_t* block = reinterpret_cast<uint8_t*>(dst->data()) + start;
   const size_t n = dst->size() - start;
-  Put<uint16_t>(block + n - 3, CompactChecksum({block, n}));
+  block[n - 2] = CompactChecksum({block, n});
 }
 
 absl::Status AppendFull(const Filter& filter, const WriteOptions& options,
@@ -388,9 +395,13 @@ absl::Status AppendFilter(const Filter& filter, const WriteOptions& options,
     return absl::InvalidArgumentError(
         "a MatchAll() filter has no bits to serialize");
   }
+  FilterShape canonical;
+  const bool compactable = CanonicalShape(filter.bits().size(), &canonical) &&
+                           canonical.num_blocks == filter.num_blocks() &&
+                           canonical.lane_bits == filter.lane_bits();
   Encoding encoding = options.encoding;
   if (encoding == Encoding::kAuto) {
-    encoding = options.compression == Compression::kNone &&
+    encoding = options.compression == Compression::kNone && compactable &&
                        filter.bits().size() < kAutoCompactMaxBytes
                    ? Encoding::kCompact
                    : Encoding::kFull;
@@ -399,6 +410,13 @@ absl::Status AppendFilter(const Filter& filter, const WriteOptions& options,
       options.compression != Compression::kNone) {
     return absl::InvalidArgumentError(
         "the compact encoding is never compressed; use Encoding::kFull");
+  }
+  if (encoding == Encoding::kCompact && !compactable) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the compact encoding holds only the shapes the sizing functions "
+        "give (",
+        filter.num_blocks(), " blocks of ", filter.lane_bits(),
+        "-bit lanes is not one); use Encoding::kFull"));
   }
   const size_t start = dst->size();
   uint64_t payload_bytes = filter.bits().size();
