@@ -1,13 +1,13 @@
 // Filter block format v1 (docs/FORMAT.md is the spec; this is its reference
-// implementation). Every byte is little-endian. The last byte of every
-// blockbloom filter block is a tag: high nibble 0xB, then the major version
-// and the encoding, so a reader knows what it holds before reading anything
-// else:
+// implementation). Every integer is little-endian. The last byte of every
+// blockbloom filter block is a tag that says what the block holds before
+// anything else is read:
 //
-//   tag = 0xB0 | (major - 1) << 1 | compact
-//
-//   compact (tag 0xB1): bits | [seed u64 if flagged] | params u8 | crc8 | tag
-//   full (tag 0xB0):    payload | 56-byte footer ending in "bbf" and the tag
+//   0xB0 + (major - 1)        full encoding:    payload | 56-byte footer
+//   0xC0 + (k - 1)            compact, seed 0:  bits | crc8 | tag
+//   0xD0 + (k - 1)            compact, seeded:  bits | seed u64 | crc8 | tag
+//   0xE0-0xFF                 compact encodings of later major versions
+
 #include "blockbloom/format.h"
 
 #include <zstd.h>
@@ -29,21 +29,16 @@ namespace {
 
 constexpr int kMajorVersion = 1;
 constexpr int kMinorVersion = 0;
-constexpr uint8_t kTagFamily = 0xB0;
-constexpr uint8_t kTagFamilyMask = 0xF0;
-constexpr uint8_t kCompactBit = 0x01;
+constexpr uint8_t kFullTag = 0xB0;           // + major - 1
+constexpr uint8_t kCompactTag = 0xC0;        // + k - 1
+constexpr uint8_t kCompactSeededTag = 0xD0;  // + k - 1
+constexpr uint8_t kLaterCompactTags = 0xE0;  // 0xE0-0xFF
 
-constexpr size_t kCompactTrailerBytes = 3;  // params, crc8, tag
+constexpr size_t kCompactTrailerBytes = 2;  // crc8, tag
 constexpr size_t kSeedBytes = 8;
 constexpr size_t kFullFooterBytes = 56;
 // Filters under this many bytes of bits go compact under Encoding::kAuto.
 constexpr uint64_t kAutoCompactMaxBytes = 1024;
-
-// Compact params (u8): k-1 in bits 0-3, "seed present" in bit 4, minor
-// version in bits 5-6, bit 7 reserved (0). The shape is not stored: the
-// compact encoding holds only canonical shapes, whose size alone gives it
-// (see CanonicalShape).
-constexpr uint8_t kSeedFlag = 1u << 4;
 
 // Full footer offsets.
 constexpr size_t kNumBlocksAt = 0;
@@ -64,11 +59,6 @@ constexpr uint8_t kHashXxh3 = 1;  // XXH3-64 with the stored seed
 constexpr uint8_t kCodecNone = 0;
 constexpr uint8_t kCodecZstd = 1;
 
-uint8_t Tag(int major, bool compact) {
-  return static_cast<uint8_t>(kTagFamily | (major - 1) << 1 |
-                              (compact ? kCompactBit : 0));
-}
-
 template <typename T>
 void Put(uint8_t* p, T v) {
   std::memcpy(p, &v, sizeof(v));  // little-endian host (layout.h asserts)
@@ -83,7 +73,9 @@ T Get(const uint8_t* p) {
 // CRC-8 (polynomial 0x07, initial value 0, no reflection: CRC-8/SMBUS). A
 // CRC, not a truncated hash: it detects every single-bit error and every
 // burst of up to 8 bits. One byte, because the compact encoding exists for
-// filters of ~40 keys, where each byte costs 0.2 bits per key.
+// filters of ~40 keys, where each byte costs 0.2 bits per key. The shape is
+// not stored either: the compact encoding holds only canonical shapes, whose
+// size alone gives them (CanonicalShape), and k rides in the tag.
 constexpr std::array<uint8_t, 256> MakeCrc8Table() {
   std::array<uint8_t, 256> table{};
   for (int i = 0; i < 256; ++i) {
@@ -165,35 +157,30 @@ absl::Status CheckShape(const FilterShape& shape) {
 absl::StatusOr<Parsed> ParseCompact(absl::Span<const uint8_t> block,
                                     const ReadOptions& options) {
   const size_t n = block.size();
-  if (n < kCompactTrailerBytes) {
-    return Corrupt(absl::StrCat("truncated: ", n,
-                                " bytes, a compact filter has at least ",
-                                kCompactTrailerBytes));
-  }
-  const uint8_t params = block[n - 3];
-  const uint8_t stored_crc = block[n - 2];
-  const bool has_seed = params & kSeedFlag;
+  const uint8_t tag = block[n - 1];
+  const bool has_seed = (tag & 0xF0) == kCompactSeededTag;
   const size_t overhead = kCompactTrailerBytes + (has_seed ? kSeedBytes : 0);
   if (n < overhead) {
-    return Corrupt(absl::StrCat(
-        "truncated: ", n, " bytes, a compact filter with a seed has at least ",
-        overhead));
+    return Corrupt(absl::StrCat("truncated: ", n, " bytes, a compact filter",
+                                has_seed ? " with a seed" : "",
+                                " has at least ", overhead));
   }
   if (options.verify_checksum) {
+    const uint8_t stored = block[n - 2];
     const uint8_t crc = CompactChecksum(block);
-    if (crc != stored_crc) {
+    if (crc != stored) {
       return Corrupt(absl::StrFormat(
           "checksum mismatch (compact encoding): stored 0x%02x, computed "
           "0x%02x",
-          stored_crc, crc));
+          stored, crc));
     }
   }
   Parsed p;
   FilterInfo& info = p.info;
   info.encoding = Encoding::kCompact;
   info.major_version = kMajorVersion;
-  info.minor_version = (params >> 5) & 3;
-  info.shape.num_probes = (params & 15) + 1;
+  info.minor_version = 0;  // the compact encoding has no minor versions
+  info.shape.num_probes = (tag & 0x0F) + 1;
   info.seed = has_seed ? Get<uint64_t>(block.data() + n - overhead) : 0;
   const uint64_t payload_bytes = n - overhead;
   if (!CanonicalShape(payload_bytes, &info.shape)) {
@@ -306,19 +293,27 @@ absl::StatusOr<Parsed> Parse(absl::Span<const uint8_t> block,
                              const ReadOptions& options) {
   if (block.empty()) return Corrupt("empty input");
   const uint8_t tag = block.back();
-  if ((tag & kTagFamilyMask) != kTagFamily) {
+  if (tag >= kLaterCompactTags) {
+    return absl::UnimplementedError(absl::StrFormat(
+        "blockbloom filter: tag 0x%02x is a compact encoding of a later major "
+        "version; this reader knows version %d",
+        tag, kMajorVersion));
+  }
+  if ((tag & 0xF0) == kCompactTag || (tag & 0xF0) == kCompactSeededTag) {
+    return ParseCompact(block, options);
+  }
+  if ((tag & 0xF0) != kFullTag) {
     return Corrupt(absl::StrFormat(
-        "not a blockbloom filter block (last byte 0x%02x, expected 0xB0-0xBF)",
+        "not a blockbloom filter block (last byte 0x%02x, expected 0xB0-0xDF)",
         tag));
   }
-  const int major = ((tag & 0x0F) >> 1) + 1;
+  const int major = (tag & 0x0F) + 1;
   if (major != kMajorVersion) {
     return absl::UnimplementedError(
         absl::StrCat("blockbloom filter: written in format major version ",
                      major, ", this reader knows version ", kMajorVersion));
   }
-  return (tag & kCompactBit) ? ParseCompact(block, options)
-                             : ParseFull(block, options);
+  return ParseFull(block, options);
 }
 
 void AppendCompact(const Filter& filter, std::string* dst) {
@@ -332,9 +327,8 @@ void AppendCompact(const Filter& filter, std::string* dst) {
     Put<uint64_t>(p, filter.seed());
     p += kSeedBytes;
   }
-  p[0] = static_cast<uint8_t>((filter.num_probes() - 1) |
-                              (has_seed ? kSeedFlag : 0) | kMinorVersion << 5);
-  p[2] = Tag(kMajorVersion, /*compact=*/true);
+  p[1] = static_cast<uint8_t>((has_seed ? kCompactSeededTag : kCompactTag) +
+                              filter.num_probes() - 1);
   p += kCompactTrailerBytes;
   dst->append(reinterpret_cast<const char*>(tail), p - tail);
   // The CRC covers the whole block but the CRC byte itself.
@@ -378,7 +372,7 @@ absl::Status AppendFull(const Filter& filter, const WriteOptions& options,
   footer[kCodecAt] = codec;
   footer[kMinorAt] = kMinorVersion;
   std::memcpy(footer + kMagicAt, kMagic, sizeof(kMagic));
-  footer[kFullFooterBytes - 1] = Tag(kMajorVersion, /*compact=*/false);
+  footer[kFullFooterBytes - 1] = kFullTag + kMajorVersion - 1;
   const uint8_t* payload =
       reinterpret_cast<const uint8_t*>(dst->data()) + start;
   Put<uint32_t>(footer + kChecksumAt,
