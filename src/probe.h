@@ -28,7 +28,8 @@ struct Kernels {
   void (*insert)(const FilterRef& f, uint8_t* bits, const uint64_t* hashes,
                  size_t n);
   // "AVX3" (AVX-512), "AVX2", "SSE4", "NEON", "EMU128", "SCALAR", or
-  // "narrow" for the scalar kernels of narrow-lane filters.
+  // "scalar-lanes" for the scalar kernels of filters whose lanes are not 32
+  // bits wide.
   const char* target_name;
 };
 
@@ -41,7 +42,7 @@ inline constexpr size_t kBatchChunk = 32;
 const Kernels* ActiveKernels();
 
 // The kernels for a filter with `lane_bits`-bit lanes: the SIMD ones for 32,
-// the scalar reference for narrow lanes.
+// the scalar reference for other widths.
 const Kernels* KernelsFor(uint32_t lane_bits);
 
 // Shorthands that resolve the kernels on every call (tests, one-off calls).
