@@ -25,7 +25,6 @@
 #include <rocksdb/table_properties.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -41,6 +40,7 @@
 #include "absl/strings/str_format.h"
 #include "blockbloom/leveldb.h"
 #include "blockbloom/rocksdb.h"
+#include "src/engines/leveldb_counting_env.h"
 #include "src/engines/leveldb_table.h"
 
 ABSL_FLAG(int, keys, 200'000, "keys to load (and as many absent lookups)");
@@ -77,39 +77,10 @@ double PerSecond(int n, Clock::time_point start) {
 
 // ---------------------------------------------------------------- LevelDB
 
-class CountingEnv : public leveldb::EnvWrapper {
- public:
-  CountingEnv() : leveldb::EnvWrapper(leveldb::Env::Default()) {}
-  leveldb::Status NewRandomAccessFile(
-      const std::string& name, leveldb::RandomAccessFile** result) override {
-    leveldb::Status s = target()->NewRandomAccessFile(name, result);
-    if (s.ok()) *result = new File(*result, &reads);
-    return s;
-  }
-  std::atomic<uint64_t> reads{0};
-
- private:
-  class File : public leveldb::RandomAccessFile {
-   public:
-    File(leveldb::RandomAccessFile* f, std::atomic<uint64_t>* n)
-        : f_(f), n_(n) {}
-    ~File() override { delete f_; }
-    leveldb::Status Read(uint64_t offset, size_t n, leveldb::Slice* result,
-                         char* scratch) const override {
-      n_->fetch_add(1);
-      return f_->Read(offset, n, result, scratch);
-    }
-
-   private:
-    leveldb::RandomAccessFile* f_;
-    std::atomic<uint64_t>* n_;
-  };
-};
-
 Row RunLevelDB(const std::string& dir, const std::string& name,
                const leveldb::FilterPolicy* policy, int n, int value_size) {
   Row row{"LevelDB", name};
-  CountingEnv env;
+  blockbloom::internal::CountingEnv env;
   leveldb::Options options;
   options.create_if_missing = true;
   options.filter_policy = policy;
@@ -154,13 +125,13 @@ Row RunLevelDB(const std::string& dir, const std::string& name,
     row.wrong += !db->Get(read, Present(i), &value).ok();
   }
   row.present_per_sec = PerSecond(n, start);
-  env.reads = 0;
+  env.Reset();
   start = Clock::now();
   for (int i = 0; i < n; ++i) {
     row.wrong += !db->Get(read, Absent(i), &value).IsNotFound();
   }
   row.absent_per_sec = PerSecond(n, start);
-  row.absent_reads = env.reads;
+  row.absent_reads = env.reads();
   return row;
 }
 

@@ -10,11 +10,11 @@
 #include <leveldb/filter_policy.h>
 #include <leveldb/write_batch.h>
 
-#include <atomic>
 #include <memory>
 #include <string>
 
 #include "gtest/gtest.h"
+#include "src/engines/leveldb_counting_env.h"
 #include "src/engines/leveldb_table.h"
 #include "tests/engines/engine_test_util.h"
 
@@ -28,43 +28,9 @@ using testing::ValueFor;
 
 constexpr int kKeys = 200'000;
 
-// Counts RandomAccessFile::Read calls: with fill_cache = false, every data
-// block a Get looks at is one read, so reads for absent keys are the filter's
-// false positives.
-class CountingEnv : public leveldb::EnvWrapper {
- public:
-  CountingEnv() : leveldb::EnvWrapper(leveldb::Env::Default()) {}
-
-  leveldb::Status NewRandomAccessFile(
-      const std::string& name, leveldb::RandomAccessFile** result) override {
-    leveldb::Status s = target()->NewRandomAccessFile(name, result);
-    if (s.ok()) *result = new CountingFile(*result, &reads_);
-    return s;
-  }
-  uint64_t reads() const { return reads_.load(); }
-  void Reset() { reads_ = 0; }
-
- private:
-  class CountingFile : public leveldb::RandomAccessFile {
-   public:
-    CountingFile(leveldb::RandomAccessFile* f, std::atomic<uint64_t>* reads)
-        : file_(f), reads_(reads) {}
-    ~CountingFile() override { delete file_; }
-    leveldb::Status Read(uint64_t offset, size_t n, leveldb::Slice* result,
-                         char* scratch) const override {
-      reads_->fetch_add(1);
-      return file_->Read(offset, n, result, scratch);
-    }
-
-   private:
-    leveldb::RandomAccessFile* file_;
-    std::atomic<uint64_t>* reads_;
-  };
-  std::atomic<uint64_t> reads_{0};
-};
-
 struct Db {
-  std::unique_ptr<CountingEnv> env = std::make_unique<CountingEnv>();
+  std::unique_ptr<internal::CountingEnv> env =
+      std::make_unique<internal::CountingEnv>();
   std::unique_ptr<leveldb::DB> db;
 };
 
