@@ -45,7 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   blockbloom::FilterOptions options;
   options.seed = seed;
   options.bits_per_key = 1 + (data[1] % 32);
-  options.allow_narrow_lanes = data[0] & 0x80;
+  options.compact_small_filters = data[0] & 0x80;
   if (blocks != 0 && k != 0) options.shape = {blocks, k, 1 + data[2] % 32};
   auto builder = blockbloom::FilterBuilder::Create(options);
   Check(builder.ok(), "Create");

@@ -27,7 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   blockbloom::FilterOptions options;
   options.seed = seed;
   options.bits_per_key = 1 + (mode >> 4);  // 1 .. 16
-  options.allow_narrow_lanes = mode & 8;
+  options.compact_small_filters = mode & 8;
   auto builder = blockbloom::FilterBuilder::Create(options);
   if (!builder.ok()) abort();
   for (auto k : keys) builder->Add(k);

@@ -2,8 +2,8 @@
 // The layout is src/layout.h's, unchanged: ForEachBit gives the bit numbers,
 // and each bit is reached through the aligned little-endian 32-bit word that
 // holds it (word bit >> 5, bit bit & 31), as a std::atomic_ref<uint32_t>.
-// With 32-bit lanes that word is the lane; narrow lanes work the same way
-// because the bit numbering does not depend on the word size.
+// With 32-bit lanes that word is the lane; other widths (1 to 512) work the
+// same way because the bit numbering does not depend on the word size.
 //
 // Requirements on the memory: 4-byte aligned, and padded to a whole number of
 // 32-bit words (AlignedBuffer pads to 64 bytes). Every access to the bits
@@ -44,7 +44,7 @@ inline std::atomic_ref<uint32_t> AtomicWord(const uint8_t* bits,
 // is present writes nothing (its line stays shared between cores), and a
 // later query still sees every bit (read-read coherence).
 inline bool AtomicAdd(const FilterRef& f, uint8_t* bits, uint64_t hash) {
-  if (f.lane_bits != kLaneBits) {  // narrow lanes: bit by bit
+  if (f.lane_bits != kLaneBits) {  // other widths: bit by bit
     bool changed = false;
     ForEachBit(f, hash, [&](uint64_t bit) {
       const uint32_t mask = 1u << (bit & 31);

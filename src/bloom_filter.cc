@@ -122,9 +122,9 @@ absl::StatusOr<BloomFilter> BloomFilter::Create(
     uint64_t expected_insertions, double fp_rate,
     const BloomFilterOptions& options) {
   // Whole 64-byte blocks always: SIMD kernels, and no reason to save the
-  // few bytes narrow lanes would for a filter in memory.
+  // few bytes a one-block small filter would for a filter in memory.
   absl::StatusOr<FilterShape> shape = ShapeForFpRate(
-      expected_insertions, fp_rate, /*allow_narrow_lanes=*/false);
+      expected_insertions, fp_rate, /*compact_small_filters=*/false);
   if (!shape.ok()) return shape.status();
   return Make(*shape, options.seed.value_or(NewRandomSeed()),
               options.concurrent);
@@ -134,7 +134,7 @@ absl::StatusOr<BloomFilter> BloomFilter::CreateWithBitsPerKey(
     uint64_t expected_insertions, double bits_per_key,
     const BloomFilterOptions& options) {
   absl::StatusOr<FilterShape> shape = ShapeForBitsPerKey(
-      expected_insertions, bits_per_key, /*allow_narrow_lanes=*/false);
+      expected_insertions, bits_per_key, /*compact_small_filters=*/false);
   if (!shape.ok()) return shape.status();
   return Make(*shape, options.seed.value_or(NewRandomSeed()),
               options.concurrent);
@@ -341,7 +341,7 @@ void BloomFilter::MayContainBatch(absl::Span<const std::string_view> keys,
 // Calls fn(fill) for every block in order, fill[L] = set bits of lane L.
 template <typename Fn>
 void BloomFilter::ForEachBlockFill(Fn fn) const {
-  uint8_t fill[internal::kLanes];
+  uint16_t fill[internal::kLanes];
   const uint32_t w = ref_.lane_bits;
   for (uint64_t block = 0; block < ref_.num_blocks; ++block) {
     if (w == 32) {
@@ -354,10 +354,10 @@ void BloomFilter::ForEachBlockFill(Fn fn) const {
         } else {
           std::memcpy(&word, ref_.bits + 4 * word_index, 4);
         }
-        fill[lane] = static_cast<uint8_t>(std::popcount(word));
+        fill[lane] = static_cast<uint16_t>(std::popcount(word));
       }
     } else {
-      // Narrow lanes (small filters read from storage): bit by bit.
+      // Other widths (one-block small filters read from storage): bit by bit.
       for (int lane = 0; lane < internal::kLanes; ++lane) {
         const uint64_t first = (block * internal::kLanes + lane) * w;
         int count = 0;
@@ -371,7 +371,7 @@ void BloomFilter::ForEachBlockFill(Fn fn) const {
             count += (ref_.bits[bit >> 3] >> (bit & 7)) & 1;
           }
         }
-        fill[lane] = static_cast<uint8_t>(count);
+        fill[lane] = static_cast<uint16_t>(count);
       }
     }
     fn(fill);
@@ -408,7 +408,7 @@ uint64_t BloomFilter::ApproximateCount() const {
 
 double BloomFilter::ExpectedFpRate() const {
   internal::FpRateAccumulator rate(shape_.num_probes, shape_.lane_bits);
-  ForEachBlockFill([&](const uint8_t* fill) { rate.AddBlock(fill); });
+  ForEachBlockFill([&](const uint16_t* fill) { rate.AddBlock(fill); });
   return rate.Result();
 }
 

@@ -173,7 +173,7 @@ void CountingFilter::Clear() {
 // non-zero counters in lane L (8 counters = 4 bytes per lane).
 template <typename Fn>
 void CountingFilter::ForEachBlockCounts(Fn fn) const {
-  uint8_t nonzero[internal::kLanes];
+  uint16_t nonzero[internal::kLanes];
   const uint8_t* data = counters_->data();
   for (uint64_t block = 0; block < shape_.num_blocks; ++block) {
     for (int lane = 0; lane < internal::kLanes; ++lane) {
@@ -182,7 +182,7 @@ void CountingFilter::ForEachBlockCounts(Fn fn) const {
       // One bit per non-zero nibble, in the nibble's low bit.
       uint32_t any = word | (word >> 1);
       any |= any >> 2;
-      nonzero[lane] = static_cast<uint8_t>(std::popcount(any & 0x11111111u));
+      nonzero[lane] = static_cast<uint16_t>(std::popcount(any & 0x11111111u));
     }
     fn(block, nonzero);
   }
@@ -190,7 +190,7 @@ void CountingFilter::ForEachBlockCounts(Fn fn) const {
 
 uint64_t CountingFilter::ApproximateCount() const {
   uint64_t set = 0;
-  ForEachBlockCounts([&](uint64_t, const uint8_t* nonzero) {
+  ForEachBlockCounts([&](uint64_t, const uint16_t* nonzero) {
     for (int lane = 0; lane < internal::kLanes; ++lane) set += nonzero[lane];
   });
   return static_cast<uint64_t>(std::llround(internal::EstimateKeys(
@@ -200,7 +200,7 @@ uint64_t CountingFilter::ApproximateCount() const {
 double CountingFilter::ExpectedFpRate() const {
   internal::FpRateAccumulator rate(shape_.num_probes, kLaneBits);
   ForEachBlockCounts(
-      [&](uint64_t, const uint8_t* nonzero) { rate.AddBlock(nonzero); });
+      [&](uint64_t, const uint16_t* nonzero) { rate.AddBlock(nonzero); });
   return rate.Result();
 }
 
@@ -219,7 +219,7 @@ absl::Status CountingFilter::AppendMembershipFilter(
   // 8 positions per lane = one byte of bits per lane: bit j of byte
   // (block * 16 + lane) is position block * 128 + lane * 8 + j.
   std::vector<uint8_t> bits(shape_.size_bytes());
-  ForEachBlockCounts([&](uint64_t block, const uint8_t*) {
+  ForEachBlockCounts([&](uint64_t block, const uint16_t*) {
     for (int lane = 0; lane < internal::kLanes; ++lane) {
       uint8_t byte = 0;
       for (int j = 0; j < kLaneBits; ++j) {

@@ -36,6 +36,7 @@
 // the compiler vectorizes.
 #include "src/fill_stats.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 
@@ -58,16 +59,16 @@ FpRateAccumulator::FpRateAccumulator(int num_probes, int lane_bits)
       lanes_.push_back(static_cast<uint8_t>(std::countr_zero(set)));
     }
   }
-  for (int i = 0; i <= 32; ++i) {
-    fraction_[i] = i >= lane_bits
-                       ? 1.0f
-                       : static_cast<float>(i) / static_cast<float>(lane_bits);
+  fraction_.resize(static_cast<size_t>(lane_bits) + 1);
+  for (int i = 0; i <= lane_bits; ++i) {
+    fraction_[i] = static_cast<float>(i) / static_cast<float>(lane_bits);
   }
 }
 
-void FpRateAccumulator::AddBlock(const uint8_t fill[kLanes]) {
+void FpRateAccumulator::AddBlock(const uint16_t fill[kLanes]) {
+  const size_t last = fraction_.size() - 1;
   for (int lane = 0; lane < kLanes; ++lane) {
-    group_[lane][in_group_] = fraction_[fill[lane] > 32 ? 32 : fill[lane]];
+    group_[lane][in_group_] = fraction_[std::min<size_t>(fill[lane], last)];
   }
   if (++in_group_ == kGroup) Flush();
 }

@@ -33,7 +33,7 @@ class FpRateAccumulator {
 
   // fill[L]: set bits (or non-zero counters) in lane L of the next block, in
   // [0, lane_bits].
-  void AddBlock(const uint8_t fill[kLanes]);
+  void AddBlock(const uint16_t fill[kLanes]);
   // The mean pass probability of the blocks added so far (0 if none).
   double Result();
 
@@ -44,8 +44,8 @@ class FpRateAccumulator {
   void Flush();
 
   int k_;
-  std::vector<uint8_t> lanes_;  // the 240 lane sets, k lane numbers each
-  float fraction_[33];          // fill -> fill / w
+  std::vector<uint8_t> lanes_;   // the 240 lane sets, k lane numbers each
+  std::vector<float> fraction_;  // fill -> fill / w, for fill in [0, w]
   alignas(64) float group_[kLanes][kGroup];
   int in_group_ = 0;
   uint64_t blocks_ = 0;

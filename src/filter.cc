@@ -163,14 +163,14 @@ absl::StatusOr<FilterShape> FilterBuilder::ShapeForKeys(
   if (num_keys == 0) {
     // One block of the narrowest lanes allowed: 2 bytes, or 64.
     return FilterShape{1, DefaultProbes(options_.bits_per_key),
-                       options_.allow_narrow_lanes ? 1 : 32};
+                       options_.compact_small_filters ? 1 : 32};
   }
   if (options_.fp_rate != 0) {
     return ShapeForFpRate(num_keys, options_.fp_rate,
-                          options_.allow_narrow_lanes);
+                          options_.compact_small_filters);
   }
   return ShapeForBitsPerKey(num_keys, options_.bits_per_key,
-                            options_.allow_narrow_lanes);
+                            options_.compact_small_filters);
 }
 
 absl::StatusOr<Filter> FilterBuilder::Finish() {

@@ -56,16 +56,19 @@
 // bits/key from 6 to 20 the affine sets match uniform subsets to 4 digits.
 // The table is 240 entries of 16 bits for the filter's k (480 bytes in L1).
 //
-// Small filters: narrow lanes
-// ---------------------------
-// A storage engine may build a filter per 4 KiB data block, for ~37-140 keys
-// (LevelDB). Rounding 370 bits up to a 512-bit block would cost 4 bits/key.
-// Filters of fewer than kNarrowLaneMaxBlocks blocks therefore use lanes of
-// w < 32 bits, w = ceil(bits / (16 * num_blocks)): the size rounds up to 16
-// bits per block, not 512. Everything else is unchanged (same lane sets,
-// same bit formula with w), so the sizing math covers both. Only w = 32 has
-// SIMD kernels; small filters are probed by the scalar code below, which is
-// the reference for every w.
+// Small filters: one block of wider or narrower lanes
+// ---------------------------------------------------
+// A storage engine may build a filter per data block, for ~37-140 keys
+// (LevelDB). Rounding 370 bits up to a 512-bit block would cost 4 bits/key,
+// and spreading 140 keys over 3 blocks would add the cost of uneven block
+// loads (the binomial in src/sizing.cc) for no speed gain: such a filter is
+// in cache anyway. So a filter of at most kSmallFilterMaxBits bits is ONE
+// block of 16 lanes of w = ceil(bits / 16) bits (1 <= w <= 512): its size
+// rounds up to 16 bits, and its rate is that of a split filter over all its
+// bits, within 2% of a standard Bloom filter of the same size. Everything
+// else is unchanged (same lane sets, same bit formula with w), so the sizing
+// math covers both. Only w = 32 has SIMD kernels; other widths are probed by
+// the scalar code below, which is the reference for every w.
 //
 // Why these hash bits
 // -------------------
@@ -96,8 +99,8 @@ namespace blockbloom::internal {
 inline constexpr size_t kBlockBytes = 64;  // with 32-bit lanes
 inline constexpr int kLanes = 16;
 inline constexpr int kLaneBits = 32;
-// Filters that would have fewer blocks than this get narrow lanes.
-inline constexpr uint64_t kNarrowLaneMaxBlocks = 16;
+// Filters of at most this many bits are one block of wider or narrower lanes.
+inline constexpr uint64_t kSmallFilterMaxBits = 8192;
 inline constexpr int kMinProbes = 1;
 inline constexpr int kMaxProbes = kLanes;  // one bit per distinct lane
 inline constexpr uint64_t kMaxBlocks = uint64_t{1} << 32;
@@ -212,7 +215,7 @@ inline void ForEachBit(const FilterRef& f, uint64_t hash, Fn fn) {
 }
 
 // The scalar reference: what every SIMD target must answer, bit for bit, and
-// the probe of narrow-lane filters.
+// the probe of filters whose lanes are not 32 bits wide.
 inline bool ReferenceMayContain(const FilterRef& f, uint64_t hash) {
   bool all = true;
   ForEachBit(f, hash,

@@ -184,40 +184,40 @@ const Kernels* ActiveKernels() {
   return HWY_DYNAMIC_DISPATCH(GetKernels)();
 }
 
-// Narrow-lane filters are small (under kNarrowLaneMaxBlocks blocks, so in
+// Scalar-lane filters are small (under kScalarLaneMaxBlocks blocks, so in
 // cache): the scalar reference probes them.
 namespace {
 
-bool NarrowProbeHash(const FilterRef& f, uint64_t hash) {
+bool ScalarProbeHash(const FilterRef& f, uint64_t hash) {
   return ReferenceMayContain(f, hash);
 }
 
-bool NarrowProbeKey(const FilterRef& f, std::string_view key) {
+bool ScalarProbeKey(const FilterRef& f, std::string_view key) {
   return ReferenceMayContain(f, Hash64(key, f.seed));
 }
 
-void NarrowProbeHashes(const FilterRef& f, const uint64_t* hashes, size_t n,
+void ScalarProbeHashes(const FilterRef& f, const uint64_t* hashes, size_t n,
                        bool* results) {
   for (size_t i = 0; i < n; ++i) results[i] = ReferenceMayContain(f, hashes[i]);
 }
 
-void NarrowProbeKeys(const FilterRef& f, const std::string_view* keys, size_t n,
+void ScalarProbeKeys(const FilterRef& f, const std::string_view* keys, size_t n,
                      bool* results) {
   for (size_t i = 0; i < n; ++i) {
     results[i] = ReferenceMayContain(f, Hash64(keys[i], f.seed));
   }
 }
 
-void NarrowInsert(const FilterRef& f, uint8_t* bits, const uint64_t* hashes,
+void ScalarInsert(const FilterRef& f, uint8_t* bits, const uint64_t* hashes,
                   size_t n) {
   for (size_t i = 0; i < n; ++i) ReferenceInsert(f, bits, hashes[i]);
 }
 
-bool NarrowAdd(const FilterRef& f, uint8_t* bits, uint64_t hash) {
+bool ScalarAdd(const FilterRef& f, uint8_t* bits, uint64_t hash) {
   return ReferenceAdd(f, bits, hash);
 }
 
-size_t NarrowAddBatch(const FilterRef& f, uint8_t* bits, const uint64_t* hashes,
+size_t ScalarAddBatch(const FilterRef& f, uint8_t* bits, const uint64_t* hashes,
                       size_t n, bool* added) {
   size_t count = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -228,14 +228,14 @@ size_t NarrowAddBatch(const FilterRef& f, uint8_t* bits, const uint64_t* hashes,
   return count;
 }
 
-const Kernels kNarrowKernels = {
-    &NarrowProbeHash, &NarrowProbeKey, &NarrowProbeHashes, &NarrowProbeKeys,
-    &NarrowInsert,    &NarrowAdd,      &NarrowAddBatch,    "narrow"};
+const Kernels kScalarKernels = {
+    &ScalarProbeHash, &ScalarProbeKey, &ScalarProbeHashes, &ScalarProbeKeys,
+    &ScalarInsert,    &ScalarAdd,      &ScalarAddBatch,    "scalar-lanes"};
 
 }  // namespace
 
 const Kernels* KernelsFor(uint32_t lane_bits) {
-  return lane_bits == kLaneBits ? ActiveKernels() : &kNarrowKernels;
+  return lane_bits == kLaneBits ? ActiveKernels() : &kScalarKernels;
 }
 
 }  // namespace blockbloom::internal

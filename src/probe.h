@@ -37,7 +37,8 @@ struct Kernels {
   size_t (*add_hashes)(const FilterRef& f, uint8_t* bits,
                        const uint64_t* hashes, size_t n, bool* added);
   // "AVX3" (AVX-512), "AVX2", "SSE4", "NEON", "EMU128", "SCALAR", or
-  // "narrow" for the scalar kernels of narrow-lane filters.
+  // "scalar-lanes" for the scalar kernels of filters whose lanes are not 32
+  // bits wide.
   const char* target_name;
 };
 
@@ -50,7 +51,7 @@ inline constexpr size_t kBatchChunk = 32;
 const Kernels* ActiveKernels();
 
 // The kernels for a filter with `lane_bits`-bit lanes: the SIMD ones for 32,
-// the scalar reference for narrow lanes.
+// the scalar reference for other widths.
 const Kernels* KernelsFor(uint32_t lane_bits);
 
 // Shorthands that resolve the kernels on every call (tests, one-off calls).

@@ -93,7 +93,7 @@ absl::StatusOr<FilterShape> ScalableFilter::LayerShape(
     size_t i, uint64_t capacity) const {
   const double rate = options_.fp_rate * (1 - options_.tightening) *
                       std::pow(options_.tightening, static_cast<double>(i));
-  return ShapeForFpRate(capacity, rate, /*allow_narrow_lanes=*/false);
+  return ShapeForFpRate(capacity, rate, /*compact_small_filters=*/false);
 }
 
 absl::StatusOr<ScalableFilter> ScalableFilter::Create(

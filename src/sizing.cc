@@ -159,15 +159,15 @@ int BestK(uint64_t n, uint64_t b, int lane_bits, double* rate) {
   return k;
 }
 
-// The shape of `bits` bits of filter: whole 512-bit blocks, or, below
-// kNarrowLaneMaxBlocks blocks and if allowed, lanes just wide enough.
-FilterShape ShapeForBits(uint64_t bits, bool allow_narrow_lanes) {
+// The shape of `bits` bits of filter: whole 512-bit blocks, or, up to
+// kSmallFilterMaxBits and if allowed, one block of lanes just wide enough.
+FilterShape ShapeForBits(uint64_t bits, bool compact_small_filters) {
   FilterShape shape;
-  shape.num_blocks = std::max<uint64_t>(1, (bits + 511) / 512);
-  if (allow_narrow_lanes && shape.num_blocks < internal::kNarrowLaneMaxBlocks) {
-    const uint64_t per_block = 16 * shape.num_blocks;
-    shape.lane_bits = static_cast<int>(
-        std::max<uint64_t>(1, (bits + per_block - 1) / per_block));
+  if (compact_small_filters && bits <= internal::kSmallFilterMaxBits) {
+    shape.num_blocks = 1;
+    shape.lane_bits = static_cast<int>(std::max<uint64_t>(1, (bits + 15) / 16));
+  } else {
+    shape.num_blocks = std::max<uint64_t>(1, (bits + 511) / 512);
   }
   return shape;
 }
@@ -183,7 +183,7 @@ bool ValidLaneBits(int w) { return w >= 1 && w <= FilterShape::kMaxLaneBits; }
 
 absl::Status InvalidLaneBits(int w) {
   return absl::InvalidArgumentError(
-      absl::StrCat("lane_bits must be in [1, 32], got ", w));
+      absl::StrCat("lane_bits must be in [1, 512], got ", w));
 }
 
 }  // namespace
@@ -200,7 +200,7 @@ absl::Status ValidateShape(const FilterShape& shape) {
 
 absl::StatusOr<FilterShape> ShapeForBitsPerKey(uint64_t num_keys,
                                                double bits_per_key,
-                                               bool allow_narrow_lanes) {
+                                               bool compact_small_filters) {
   if (num_keys == 0) {
     return absl::InvalidArgumentError(
         "num_keys must be positive to size a filter");
@@ -217,14 +217,14 @@ absl::StatusOr<FilterShape> ShapeForBitsPerKey(uint64_t num_keys,
         " bits/key need more than 2^32 blocks (256 GiB), the largest filter"));
   }
   FilterShape shape =
-      ShapeForBits(static_cast<uint64_t>(bits), allow_narrow_lanes);
+      ShapeForBits(static_cast<uint64_t>(bits), compact_small_filters);
   shape.num_probes =
       BestK(num_keys, shape.num_blocks, shape.lane_bits, nullptr);
   return shape;
 }
 
 absl::StatusOr<FilterShape> ShapeForFpRate(uint64_t num_keys, double fp_rate,
-                                           bool allow_narrow_lanes) {
+                                           bool compact_small_filters) {
   if (num_keys == 0) {
     return absl::InvalidArgumentError(
         "num_keys must be positive to size a filter");
@@ -241,7 +241,8 @@ absl::StatusOr<FilterShape> ShapeForFpRate(uint64_t num_keys, double fp_rate,
         " keys at a false-positive rate of ", fp_rate, "; the best is ", rate));
   }
   // The best rate falls as bits are added: find the fewest that reach
-  // fp_rate, first in whole blocks, then (small filters) in 16-bit steps.
+  // fp_rate, first in whole blocks, then (small filters) in 16-bit steps of
+  // a single block.
   auto reaches = [&](const FilterShape& shape) {
     double r;
     BestK(num_keys, shape.num_blocks, shape.lane_bits, &r);
@@ -257,7 +258,7 @@ absl::StatusOr<FilterShape> ShapeForFpRate(uint64_t num_keys, double fp_rate,
     }
   }
   FilterShape shape = {lo, 0, 32};
-  if (allow_narrow_lanes && lo < internal::kNarrowLaneMaxBlocks) {
+  if (compact_small_filters && lo * 512 <= internal::kSmallFilterMaxBits) {
     uint64_t lo16 = 1, hi16 = lo * 32;  // in units of 16 bits
     while (lo16 < hi16) {
       const uint64_t mid = lo16 + (hi16 - lo16) / 2;

@@ -124,7 +124,8 @@ class BloomFilter {
       uint64_t expected_insertions, double bits_per_key,
       const BloomFilterOptions& options = {});
 
-  // A filter of exactly `shape` (any valid shape, narrow lanes included).
+  // A filter of exactly `shape` (any valid shape, including the one-block
+  // small filters of other lane widths that storage engines write).
   // InvalidArgument if the shape is invalid.
   static absl::StatusOr<BloomFilter> CreateWithShape(
       const FilterShape& shape, const BloomFilterOptions& options = {});

@@ -136,10 +136,11 @@ struct FilterOptions {
   FilterShape shape;
   // The hash seed (see HashKey). Stored with the filter.
   uint64_t seed = 0;
-  // Filters under 16 blocks (1 KiB) get lanes narrower than 32 bits so that
-  // their size is not rounded up to whole 64-byte blocks; they are probed by
-  // scalar code. False: always 32-bit lanes and SIMD probes.
-  bool allow_narrow_lanes = true;
+  // Filters of at most 1 KiB are one block of 16 lanes of bits/16 bits (see
+  // FilterShape::lane_bits): no rounding up to 64-byte blocks and no uneven
+  // block loads, probed by scalar code. False: always 32-bit lanes and SIMD
+  // probes.
+  bool compact_small_filters = true;
 };
 
 // Collects keys, then builds an immutable Filter. The number of keys need

@@ -10,9 +10,9 @@
 //   }
 //
 // Two encodings share one reader:
-// - compact: the bits, then a 5-byte trailer (13 with a seed). For the small
-//   filters LevelDB builds per data block (37-140 keys), where a 50-byte
-//   footer would cost several bits per key.
+// - compact: the bits, then a 2-byte trailer (10 with a seed). For the small
+//   filters LevelDB builds per data block (37-140 keys), where a 56-byte
+//   footer would cost 12 bits per key.
 // - full: the bits (optionally zstd-compressed), then a 56-byte footer with
 //   every parameter, the key count and a checksum. For per-SSTable filters.
 #ifndef BLOCKBLOOM_FORMAT_H_
@@ -31,8 +31,8 @@ namespace blockbloom {
 
 enum class Encoding : uint8_t {
   kAuto,     // compact for uncompressed filters under 1 KiB, else full
-  kCompact,  // bits + 5-byte trailer (+8 with a non-zero seed); no key count,
-             // no compression
+  kCompact,  // bits + 2-byte trailer (+8 with a non-zero seed); no key count,
+             // no compression; only the shapes the sizing functions give
   kFull,     // bits or zstd frame + 56-byte footer
 };
 
@@ -73,7 +73,7 @@ absl::StatusOr<std::string> SerializeFilter(const Filter& filter,
                                             const WriteOptions& options = {});
 
 struct ReadOptions {
-  // Verify the checksum (CRC-16 of the compact encoding, 32-bit XXH3 of the
+  // Verify the checksum (CRC-8 of the compact encoding, 32-bit XXH3 of the
   // full one). Skip it only for bytes the storage engine has verified itself
   // (a block checksum): a flipped bit in unverified bits can turn a stored
   // key into a false negative.

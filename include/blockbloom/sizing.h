@@ -30,11 +30,13 @@ struct FilterShape {
   // k: bits set per key, one in each of k distinct lanes of the key's block,
   // in [1, kMaxProbes].
   int num_probes = 0;
-  // Bits per lane, in [1, 32]. 32 except in filters of fewer than 16 blocks
-  // (1 KiB), which the sizing functions give narrower lanes so that their
-  // size is not rounded up to whole 64-byte blocks (a LevelDB filter for 37
-  // keys at 10 bits/key is 48 bytes, not 64). Only 32-bit lanes have SIMD
-  // probes; narrow ones are probed by scalar code (they are small, in cache).
+  // Bits per lane, in [1, 512]. 32 (a block is a 64-byte cache line) except
+  // in small filters: the sizing functions make a filter of at most 8192 bits
+  // (1 KiB) ONE block of 16 lanes of bits/16 bits, so that its size is not
+  // rounded up to whole 64-byte blocks (a LevelDB filter for 37 keys at 10
+  // bits/key is 48 bytes, not 64) and no block is more loaded than another.
+  // Only 32-bit lanes have SIMD probes; other widths are probed by scalar
+  // code (such filters are small and in cache).
   int lane_bits = 32;
 
   // The filter's bits: num_blocks * 16 lanes * lane_bits / 8.
@@ -42,7 +44,7 @@ struct FilterShape {
 
   static constexpr uint64_t kMaxBlocks = uint64_t{1} << 32;  // 256 GiB
   static constexpr int kMaxProbes = 16;
-  static constexpr int kMaxLaneBits = 32;
+  static constexpr int kMaxLaneBits = 512;
 
   friend bool operator==(const FilterShape&, const FilterShape&) = default;
 };
@@ -53,20 +55,20 @@ absl::Status ValidateShape(const FilterShape& shape);
 
 // The smallest shape with at least `bits_per_key` bits per key (fractional
 // values are fine: 9.5 bits/key is 9.5 * num_keys / 512 blocks, rounded up),
-// and the k that minimizes the false-positive rate for it. Filters of fewer
-// than 16 blocks get narrow lanes unless `allow_narrow_lanes` is false.
+// and the k that minimizes the false-positive rate for it. Filters of at most
+// 8192 bits are one block (see lane_bits) unless `compact_small_filters` is
+// false.
 // InvalidArgument if num_keys is 0 or bits_per_key is not a positive finite
 // number; OutOfRange if the filter would exceed kMaxBlocks blocks.
-absl::StatusOr<FilterShape> ShapeForBitsPerKey(uint64_t num_keys,
-                                               double bits_per_key,
-                                               bool allow_narrow_lanes = true);
+absl::StatusOr<FilterShape> ShapeForBitsPerKey(
+    uint64_t num_keys, double bits_per_key, bool compact_small_filters = true);
 
 // The smallest shape whose expected false-positive rate with `num_keys` keys
-// is at most `fp_rate`, with its optimal k (narrow lanes as above).
+// is at most `fp_rate`, with its optimal k (small filters as above).
 // InvalidArgument if num_keys is 0 or fp_rate is not in (0, 1); OutOfRange if
 // no shape within kMaxBlocks blocks reaches it.
 absl::StatusOr<FilterShape> ShapeForFpRate(uint64_t num_keys, double fp_rate,
-                                           bool allow_narrow_lanes = true);
+                                           bool compact_small_filters = true);
 
 // The k in [1, kMaxProbes] that minimizes the expected false-positive rate of
 // `num_keys` keys in `num_blocks` blocks of `lane_bits`-bit lanes (the smaller

@@ -317,7 +317,7 @@ TEST(FilterTest, SmallFiltersUseNarrowLanesAndStayAccurate) {
   EXPECT_LT(expected, 0.0099);
   // Opting out gives 32-bit lanes and whole blocks.
   FilterOptions wide;
-  wide.allow_narrow_lanes = false;
+  wide.compact_small_filters = false;
   std::vector<std::string> keys = {"a", "b", "c"};
   Filter filter = Build(keys, wide);
   EXPECT_EQ(filter.lane_bits(), 32);
@@ -329,7 +329,8 @@ TEST(FilterTest, NarrowFiltersWrapAndBatchLikeWideOnes) {
   std::vector<std::string> keys;
   for (int i = 0; i < 140; ++i) keys.push_back(absl::StrCat("k", i));
   Filter built = Build(keys);
-  ASSERT_LT(built.lane_bits(), 32);
+  ASSERT_EQ(built.num_blocks(), 1u);
+  ASSERT_EQ(built.lane_bits(), 88);
   std::vector<uint8_t> storage(built.bits().size() + 1);
   std::memcpy(storage.data() + 1, built.bits().data(), built.bits().size());
   Filter wrapped = *Filter::Wrap(

@@ -173,7 +173,8 @@ TEST(LayoutTest, BitAddressingMatchesLittleEndianWords) {
 
 TEST(LayoutTest, BitInLaneIsInRangeForEveryWidth) {
   std::mt19937 rng(7);
-  for (uint32_t w = 1; w <= 32; ++w) {
+  for (uint32_t w : {1u, 2u, 3u, 5u, 8u, 13u, 24u, 31u, 32u, 33u, 88u, 100u,
+                     255u, 511u, 512u}) {
     std::vector<int> count(w);
     for (int i = 0; i < 20000; ++i) {
       const uint32_t lo = static_cast<uint32_t>(rng());
@@ -190,7 +191,7 @@ TEST(LayoutTest, BitInLaneIsInRangeForEveryWidth) {
 
 TEST(LayoutTest, NarrowLanesKeepBitsInsideTheirLaneAndBlock) {
   std::mt19937_64 rng(8);
-  for (uint32_t w : {1u, 3u, 17u, 24u, 31u}) {
+  for (uint32_t w : {1u, 3u, 17u, 24u, 31u, 88u, 512u}) {
     const uint64_t blocks = 3;
     std::vector<uint8_t> bits(blocks * 2 * w);
     const FilterRef ref = {bits.data(), blocks, LaneSetsFor(5), 0, w};

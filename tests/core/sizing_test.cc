@@ -153,7 +153,9 @@ TEST(SizingTest, EstimateMatchesIdealSimulation) {
            Case{1, 8, 16, 32, 40'000, 50},
            Case{3, 200, 3, 32, 20'000, 100},
            Case{1, 37, 6, 24, 40'000, 50},    // LevelDB: 37 keys, 48 bytes
-           Case{3, 140, 7, 30, 20'000, 100},  // 140 keys, 180 bytes
+           Case{3, 140, 7, 30, 20'000, 100},  // 3 blocks of 30-bit lanes
+           Case{1, 140, 7, 88, 20'000, 100},  // 140 keys, one 176-byte block
+           Case{1, 800, 9, 512, 4'000, 500},  // the largest single block
            Case{2, 5, 2, 1, 40'000, 50},      // 1-bit lanes
            Case{2000, 100'000, 6, 32, 1, 2'000'000},
            Case{1000, 30'000, 11, 32, 1, 2'000'000},
@@ -190,19 +192,24 @@ TEST(SizingTest, SmallFiltersGetNarrowLanesInsteadOfRounding) {
   EXPECT_EQ(s.num_blocks, 1u);
   EXPECT_EQ(s.lane_bits, 24);
   EXPECT_EQ(s.size_bytes(), 48u);
-  // 140 keys: 1400 bits -> 3 blocks of 30-bit lanes (1440 bits).
+  // 140 keys: 1400 bits -> one block of 88-bit lanes (1408 bits), not three
+  // unevenly loaded 64-byte blocks.
   s = *ShapeForBitsPerKey(140, 10);
-  EXPECT_EQ(s.num_blocks, 3u);
-  EXPECT_EQ(s.lane_bits, 30);
-  EXPECT_EQ(s.size_bytes(), 180u);
+  EXPECT_EQ(s.num_blocks, 1u);
+  EXPECT_EQ(s.lane_bits, 88);
+  EXPECT_EQ(s.size_bytes(), 176u);
+  EXPECT_LT(*EstimatedFpRate(s, 140),
+            *EstimatedFpRate({3, s.num_probes, 30}, 140));
   // Rounding is at most 16 bits per block below 16 blocks.
-  for (uint64_t n = 1; n * 10 <= 15 * 512; n += 7) {  // under 16 blocks
+  for (uint64_t n = 1; n * 10 <= 8192; n += 7) {  // up to 1 KiB
     const FilterShape t = *ShapeForBitsPerKey(n, 10);
     EXPECT_GE(t.size_bytes() * 8, n * 10);
     EXPECT_LT(t.size_bytes() * 8, n * 10 + 16 * t.num_blocks + 16) << n;
   }
-  // From 16 blocks on, and when not allowed, lanes are 32 bits.
+  // Beyond 1 KiB, and when not allowed, lanes are 32 bits.
+  EXPECT_EQ(ShapeForBitsPerKey(819, 10)->num_blocks, 1u);
   EXPECT_EQ(ShapeForBitsPerKey(820, 10)->lane_bits, 32);
+  EXPECT_EQ(ShapeForBitsPerKey(820, 10)->num_blocks, 17u);
   EXPECT_EQ(ShapeForBitsPerKey(37, 10, /*allow_narrow_lanes=*/false)->lane_bits,
             32);
   EXPECT_EQ(ShapeForBitsPerKey(37, 10, false)->size_bytes(), 64u);
@@ -215,10 +222,11 @@ TEST(SizingTest, SmallFiltersGetNarrowLanesInsteadOfRounding) {
 
 TEST(SizingTest, LaneBitsOutOfRangeAreRejected) {
   EXPECT_FALSE(ValidateShape({1, 6, 0}).ok());
-  EXPECT_FALSE(ValidateShape({1, 6, 33}).ok());
+  EXPECT_FALSE(ValidateShape({1, 6, 513}).ok());
+  EXPECT_TRUE(ValidateShape({1, 6, 512}).ok());
   EXPECT_TRUE(ValidateShape({1, 6, 1}).ok());
   EXPECT_FALSE(OptimalNumProbes(10, 1, 0).ok());
-  EXPECT_FALSE(EstimatedFpRate({1, 6, 40}, 10).ok());
+  EXPECT_FALSE(EstimatedFpRate({1, 6, 600}, 10).ok());
 }
 
 }  // namespace

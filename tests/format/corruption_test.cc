@@ -79,7 +79,7 @@ TEST_P(CorruptionTest, EveryBitFlipAndTruncationIsCaughtOrHarmless) {
       "%s: %zu bytes, %d of %d bit flips rejected, %d truncations "
       "rejected\n",
       c.name, good.size(), rejected, flips, truncations);
-  // Every flip is caught by the checksums (CRC-16 catches all single-bit
+  // Every flip is caught by the checksums (CRC-8 catches all single-bit
   // errors; 32-bit XXH3 misses one in 2^32).
   EXPECT_EQ(rejected, flips);
 }

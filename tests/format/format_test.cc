@@ -84,7 +84,7 @@ TEST_P(RoundTripTest, EveryKeyStillMatches) {
     EXPECT_EQ(info.overhead_bytes, 56u);
   } else {
     EXPECT_FALSE(info.num_keys_known);
-    EXPECT_EQ(info.overhead_bytes, c.seed == 0 ? 5u : 13u);
+    EXPECT_EQ(info.overhead_bytes, c.seed == 0 ? 3u : 11u);
   }
   if (c.compression == Compression::kNone) {
     // Zero copy: the filter probes the caller's bytes in place.
@@ -121,7 +121,7 @@ TEST(FormatTest, AutoPicksCompactForSmallAndFullForLarge) {
   std::string out;
   ASSERT_TRUE(AppendFilter(Build(Keys(37)), {}, &out, &stats).ok());
   EXPECT_EQ(stats.encoding, Encoding::kCompact);
-  EXPECT_EQ(stats.total_bytes, 48u + 5u);  // 37 keys at 10 bits/key
+  EXPECT_EQ(stats.total_bytes, 48u + 3u);  // 37 keys at 10 bits/key
   out.clear();
   ASSERT_TRUE(AppendFilter(Build(Keys(10'000)), {}, &out, &stats).ok());
   EXPECT_EQ(stats.encoding, Encoding::kFull);
@@ -131,6 +131,25 @@ TEST(FormatTest, AutoPicksCompactForSmallAndFullForLarge) {
   out.clear();
   ASSERT_TRUE(AppendFilter(Build(Keys(37)), zstd, &out, &stats).ok());
   EXPECT_EQ(stats.encoding, Encoding::kFull);
+}
+
+TEST(FormatTest, CompactHoldsOnlyCanonicalShapes) {
+  // 3 blocks of 10-bit lanes is 60 bytes, which a compact reader would take
+  // for 1 block of 30-bit lanes: such a filter must go full.
+  FilterOptions odd;
+  odd.shape = {3, 6, 10};
+  Filter filter = Build(Keys(20), odd);
+  WriteStats stats;
+  std::string out;
+  ASSERT_TRUE(AppendFilter(filter, {}, &out, &stats).ok());
+  EXPECT_EQ(stats.encoding, Encoding::kFull);
+  absl::StatusOr<Filter> read = OpenFilter(AsBytes(out));
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->shape(), filter.shape());
+  WriteOptions compact;
+  compact.encoding = Encoding::kCompact;
+  EXPECT_THAT(AppendFilter(filter, compact, &out).message(),
+              HasSubstr("use Encoding::kFull"));
 }
 
 TEST(FormatTest, SparseFiltersCompressWell) {
@@ -197,8 +216,12 @@ TEST(FormatErrorsTest, TruncatedAndEmpty) {
   extended.insert(extended.begin(), 'x');
   EXPECT_THAT(Open(extended).message(), HasSubstr("truncated or extended"));
   const std::string compact = *SerializeFilter(Build(Keys(37)));
-  EXPECT_THAT(Open(compact.substr(compact.size() - 3)).message(),
+  EXPECT_THAT(Open(compact.substr(compact.size() - 1)).message(),
               HasSubstr("truncated"));
+  ReadOptions trusting;
+  trusting.verify_checksum = false;
+  EXPECT_THAT(Open(compact.substr(compact.size() - 3), trusting).message(),
+              HasSubstr("not the size of a compact filter"));
 }
 
 TEST(FormatErrorsTest, WrongMagicAndNotAFilter) {
@@ -224,18 +247,19 @@ TEST(FormatErrorsTest, ChecksumMismatchUnlessVerificationIsOff) {
 
 TEST(FormatErrorsTest, UnknownMajorVersion) {
   std::string full = FullBlock(100);
-  full.back() = static_cast<char>(0xB2);  // major 2, full
+  full.back() = static_cast<char>(0xB1);  // major 2, full
   EXPECT_EQ(Open(full).code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(Open(full).message(), HasSubstr("major version 2"));
   std::string compact = *SerializeFilter(Build(Keys(20)));
-  compact.back() = static_cast<char>(0xBF);  // major 8, compact
-  EXPECT_THAT(Open(compact).message(), HasSubstr("major version 8"));
+  compact.back() = static_cast<char>(0xE5);  // a later compact encoding
+  EXPECT_EQ(Open(compact).code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(Open(compact).message(), HasSubstr("later major version"));
 }
 
 TEST(FormatErrorsTest, NewerMinorVersionIsRead) {
   std::string full = FullBlock(100);
-  full[full.size() - kFooter + 44] = 3;  // minor 3
-  full[full.size() - kFooter + 45] = 7;  // a reserved byte it might use
+  full[full.size() - kFooter + 43] = 3;  // minor 3
+  full[full.size() - kFooter + 46] = 7;  // a reserved byte it might use
   Reseal(full);
   absl::StatusOr<FilterInfo> info = InspectFilter(AsBytes(full));
   ASSERT_TRUE(info.ok()) << info.status();
@@ -245,12 +269,12 @@ TEST(FormatErrorsTest, NewerMinorVersionIsRead) {
 
 TEST(FormatErrorsTest, UnknownCodecAndHash) {
   std::string full = FullBlock(100);
-  full[full.size() - kFooter + 43] = 9;
+  full[full.size() - kFooter + 42] = 9;
   Reseal(full);
   EXPECT_EQ(Open(full).code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(Open(full).message(), HasSubstr("codec id 9"));
   full = FullBlock(100);
-  full[full.size() - kFooter + 42] = 2;
+  full[full.size() - kFooter + 41] = 2;
   Reseal(full);
   EXPECT_THAT(Open(full).message(), HasSubstr("hash algorithm id 2"));
 }
@@ -260,8 +284,8 @@ TEST(FormatErrorsTest, ParametersOutOfRange) {
        std::vector<std::tuple<size_t, uint8_t, const char*>>{
            {40, 0, "k = 0"},
            {40, 17, "k = 17"},
-           {41, 0, "lane_bits = 0"},
-           {41, 33, "lane_bits = 33"}}) {
+           {44, 0, "lane_bits = 0"},
+           {45, 2, "is out of range [1, 512]"}}) {
     std::string full = FullBlock(100);
     full[full.size() - kFooter + offset] = static_cast<char>(value);
     Reseal(full);
@@ -287,7 +311,8 @@ TEST(FormatErrorsTest, InconsistentSizes) {
   compact = std::string(1, 'z') + compact;
   ReadOptions trusting;
   trusting.verify_checksum = false;
-  EXPECT_THAT(Open(compact, trusting).message(), HasSubstr("whole number"));
+  EXPECT_THAT(Open(compact, trusting).message(),
+              HasSubstr("not the size of a compact filter"));
 }
 
 TEST(FormatErrorsTest, DecompressionBombsAreRefused) {

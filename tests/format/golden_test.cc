@@ -41,7 +41,7 @@ struct Golden {
 const Golden kGolden[] = {
     {"compact_37keys.bbf", 37, 10, 0, Encoding::kAuto, Compression::kNone, 72},
     {"compact_100keys_seeded.bbf", 100, 10, 0x0123456789abcdef, Encoding::kAuto,
-     Compression::kNone, 75},
+     Compression::kNone, 63},
     {"compact_empty.bbf", 0, 10, 0, Encoding::kAuto, Compression::kNone, 0},
     {"full_10keys_narrow.bbf", 10, 10, 0, Encoding::kFull, Compression::kNone,
      54},

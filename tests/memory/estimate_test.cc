@@ -96,18 +96,19 @@ TEST(EstimateTest, ExpectedFpRateWithinThreeSigmaOfMeasured) {
 }
 
 // FpRateAccumulator against a direct sum over the 240 lane sets of each
-// block, on bits of every density.
+// block, on bits of every density (to float precision: the accumulator
+// multiplies in float, 1e-6 relative per product of 16).
 TEST(EstimateTest, FpRateAccumulatorIsTheDirectSum) {
   std::mt19937_64 rng(3);
   for (int k : {1, 4, 6, 9, 16}) {
-    for (uint32_t w : {32u, 8u, 3u}) {
+    for (uint32_t w : {32u, 8u, 3u, 100u, 512u}) {
       internal::FpRateAccumulator acc(k, static_cast<int>(w));
       double direct = 0;
       const int blocks = 37;  // not a multiple of the group of 16
       for (int b = 0; b < blocks; ++b) {
-        uint8_t fill[internal::kLanes];
+        uint16_t fill[internal::kLanes];
         for (int lane = 0; lane < internal::kLanes; ++lane) {
-          fill[lane] = static_cast<uint8_t>(rng() % (w + 1));
+          fill[lane] = static_cast<uint16_t>(rng() % (w + 1));
         }
         acc.AddBlock(fill);
         const uint16_t* sets = internal::LaneSetsFor(k);
@@ -121,7 +122,7 @@ TEST(EstimateTest, FpRateAccumulatorIsTheDirectSum) {
         }
         direct += block / internal::kLaneSets;
       }
-      EXPECT_NEAR(acc.Result(), direct / blocks, 1e-6 * direct / blocks + 1e-12)
+      EXPECT_NEAR(acc.Result(), direct / blocks, 1e-5 * direct / blocks + 1e-12)
           << "k " << k << " w " << w;
     }
   }

@@ -105,9 +105,11 @@ TEST(MemoryKernelsTest, AddMatchesReferenceOnEveryTarget) {
   }
 }
 
-TEST(MemoryKernelsTest, NarrowLaneAddMatchesReference) {
+// Lanes of other widths than 32 (one-block small filters, the counting
+// filter's 8) take the scalar kernels.
+TEST(MemoryKernelsTest, OtherLaneWidthsAddMatchesReference) {
   const std::vector<uint64_t> hashes = Hashes(500);
-  for (uint32_t w : {1u, 5u, 8u, 13u, 31u}) {
+  for (uint32_t w : {1u, 5u, 8u, 13u, 31u, 33u, 100u, 512u}) {
     for (uint64_t blocks : {uint64_t{1}, uint64_t{7}}) {
       const FilterRef geometry = {nullptr, blocks, LaneSetsFor(5), 0, w};
       const Expected want = Reference(geometry, hashes, hashes.size());
@@ -123,7 +125,7 @@ TEST(MemoryKernelsTest, NarrowLaneAddMatchesReference) {
 TEST(MemoryKernelsTest, AtomicAddAndProbeMatchReference) {
   const std::vector<uint64_t> hashes = Hashes(2000);
   std::mt19937_64 rng(5);
-  for (uint32_t w : {32u, 8u, 7u, 1u}) {
+  for (uint32_t w : {32u, 8u, 7u, 1u, 64u, 333u, 512u}) {
     for (uint64_t blocks : {uint64_t{1}, uint64_t{5}, uint64_t{33}}) {
       for (int k : {1, 6, 16}) {
         const FilterRef geometry = {nullptr, blocks, LaneSetsFor(k), 0, w};

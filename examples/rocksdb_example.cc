@@ -1,0 +1,34 @@
+// The smallest RocksDB program with a blockbloom filter.
+#include <rocksdb/db.h>
+#include <rocksdb/table.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "blockbloom/rocksdb.h"
+
+int main() {
+  rocksdb::BlockBasedTableOptions table;
+  table.filter_policy = blockbloom::NewRocksDBFilterPolicy(10);
+  rocksdb::Options options;
+  options.create_if_missing = true;
+  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status s =
+      rocksdb::DB::Open(options, "/tmp/blockbloom_rocksdb_example", &raw);
+  if (!s.ok()) {
+    std::fprintf(stderr, "%s\n", s.ToString().c_str());
+    return 1;
+  }
+  std::unique_ptr<rocksdb::DB> db(raw);
+  db->Put(rocksdb::WriteOptions(), "user:42", "Ada");
+  db->Flush(rocksdb::FlushOptions());  // write a table, with its filter
+  std::string value;
+  s = db->Get(rocksdb::ReadOptions(), "user:42", &value);
+  std::printf("user:42 -> %s\n", s.ok() ? value.c_str() : "not found");
+  // An absent key: the filter answers without reading the data block.
+  s = db->Get(rocksdb::ReadOptions(), "user:43", &value);
+  std::printf("user:43 -> %s\n", s.IsNotFound() ? "not found" : value.c_str());
+  return 0;
+}

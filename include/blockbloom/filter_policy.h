@@ -1,0 +1,95 @@
+// An engine-neutral filter policy: what a storage engine's filter hooks need
+// (build a filter block for keys whose number is not known in advance, probe
+// a block's bytes, batch probes), with no engine types. The LevelDB and
+// RocksDB adapters (blockbloom/leveldb.h, blockbloom/rocksdb.h) are thin
+// wrappers around it; another engine can wrap it the same way.
+//
+//   blockbloom::FilterPolicy policy = *blockbloom::FilterPolicy::Create({});
+//   // Table builder side:
+//   blockbloom::FilterPolicy::Builder b = policy.NewBuilder();
+//   for (...) b.AddKey(key);
+//   b.Finish(&filter_block);             // appends; never fails
+//   // Table reader side (fails open: an unreadable block matches everything):
+//   blockbloom::Filter f = policy.NewReader(block_bytes);
+//   if (!f.MayContain(key)) { /* skip the data block */ }
+#ifndef BLOCKBLOOM_FILTER_POLICY_H_
+#define BLOCKBLOOM_FILTER_POLICY_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "blockbloom/filter.h"
+#include "blockbloom/format.h"
+
+namespace blockbloom {
+
+class FilterPolicy {
+ public:
+  struct Options {
+    // Bits of filter per key, fractional values allowed. Each filter block
+    // also carries its trailer (2 bytes for the small per-data-block filters
+    // of LevelDB, 56 for per-SSTable filters): docs/FORMAT.md.
+    double bits_per_key = 10;
+    // Hash seed. Must be the same for the builder and reader of a DB (it is
+    // stored in each block, so a different seed on reopen is still read
+    // correctly).
+    uint64_t seed = 0;
+    // Verify each block's checksum when opening it, so that a damaged
+    // filter is detected and fails open. Turn off only if the engine
+    // verifies the block's bytes itself.
+    bool verify_checksum = true;
+  };
+
+  // InvalidArgument if bits_per_key is not a positive finite number.
+  static absl::StatusOr<FilterPolicy> Create(const Options& options);
+
+  // "blockbloom.v1": the format's major version is part of the name, so an
+  // engine that keys filters by policy name (LevelDB's "filter.<name>",
+  // RocksDB's "fullfilter.<name>") ignores blocks written in another major
+  // version instead of misreading them.
+  static constexpr std::string_view kName = "blockbloom.v1";
+  std::string_view name() const { return kName; }
+
+  const Options& options() const { return options_; }
+
+  // Builds one filter block.
+  class Builder {
+   public:
+    // Adjacent duplicates (which engines produce) are counted once.
+    void AddKey(std::string_view key) { builder_.Add(key); }
+    uint64_t num_keys() const { return builder_.num_keys(); }
+    // Appends the filter block for the keys added so far to `*dst`, leaving
+    // what *dst holds untouched, and resets the builder. Never fails for a
+    // validated policy (a block that cannot be built is written as a filter
+    // that matches everything, and the reason returned).
+    absl::Status Finish(std::string* dst, WriteStats* stats = nullptr);
+
+   private:
+    friend class FilterPolicy;
+    explicit Builder(FilterBuilder builder) : builder_(std::move(builder)) {}
+    FilterBuilder builder_;
+  };
+  Builder NewBuilder() const;
+
+  // Opens a filter block for probing, without copying (`block` must outlive
+  // the Filter). Fails open: bytes that cannot be read give a Filter that
+  // answers "may contain" for every key, and the reason goes to `*error`.
+  Filter NewReader(absl::Span<const uint8_t> block,
+                   absl::Status* error = nullptr) const;
+
+  // One probe of a block's bytes (opens the block, then probes): for engines
+  // like LevelDB that pass the block with every key. Fails open.
+  bool KeyMayMatch(std::string_view key, absl::Span<const uint8_t> block) const;
+
+ private:
+  explicit FilterPolicy(const Options& options) : options_(options) {}
+  Options options_;
+};
+
+}  // namespace blockbloom
+
+#endif  // BLOCKBLOOM_FILTER_POLICY_H_

@@ -1,0 +1,62 @@
+// The LevelDB adapter: translates types and calls blockbloom::FilterPolicy.
+#include "blockbloom/leveldb.h"
+
+#include <leveldb/slice.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "blockbloom/format.h"
+
+namespace blockbloom {
+namespace {
+
+class LevelDBFilterPolicy final : public leveldb::FilterPolicy {
+ public:
+  explicit LevelDBFilterPolicy(blockbloom::FilterPolicy policy)
+      : policy_(std::move(policy)) {}
+
+  // LevelDB stores filters under "filter." + Name().
+  const char* Name() const override {
+    return blockbloom::FilterPolicy::kName.data();
+  }
+
+  // Appends to *dst (LevelDB concatenates all filters of a table there).
+  void CreateFilter(const leveldb::Slice* keys, int n,
+                    std::string* dst) const override {
+    blockbloom::FilterPolicy::Builder builder = policy_.NewBuilder();
+    for (int i = 0; i < n; ++i) {
+      builder.AddKey(std::string_view(keys[i].data(), keys[i].size()));
+    }
+    // On failure Finish() has appended a filter that matches everything.
+    builder.Finish(dst).IgnoreError();
+  }
+
+  bool KeyMayMatch(const leveldb::Slice& key,
+                   const leveldb::Slice& filter) const override {
+    return policy_.KeyMayMatch(std::string_view(key.data(), key.size()),
+                               AsBytes({filter.data(), filter.size()}));
+  }
+
+ private:
+  const blockbloom::FilterPolicy policy_;
+};
+
+}  // namespace
+
+const leveldb::FilterPolicy* NewLevelDBFilterPolicy(double bits_per_key) {
+  FilterPolicy::Options options;
+  options.bits_per_key =
+      std::isnan(bits_per_key) || bits_per_key < 1 ? 1 : bits_per_key;
+  return new LevelDBFilterPolicy(*FilterPolicy::Create(options));
+}
+
+absl::StatusOr<std::unique_ptr<const leveldb::FilterPolicy>>
+NewLevelDBFilterPolicy(const FilterPolicy::Options& options) {
+  absl::StatusOr<FilterPolicy> policy = FilterPolicy::Create(options);
+  if (!policy.ok()) return policy.status();
+  return std::make_unique<LevelDBFilterPolicy>(*std::move(policy));
+}
+
+}  // namespace blockbloom

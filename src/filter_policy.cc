@@ -1,0 +1,74 @@
+#include "blockbloom/filter_policy.h"
+
+#include <cmath>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace blockbloom {
+namespace {
+
+ReadOptions ReadOptionsOf(const FilterPolicy::Options& options) {
+  ReadOptions read;
+  read.verify_checksum = options.verify_checksum;
+  return read;
+}
+
+// The smallest filter block that answers "may contain" for every key: one
+// block of 1-bit lanes, all set. Written when a real filter cannot be built.
+absl::Status AppendMatchAll(std::string* dst) {
+  FilterOptions options;
+  options.shape = {1, 1, 1};
+  absl::StatusOr<FilterBuilder> builder = FilterBuilder::Create(options);
+  if (!builder.ok()) return builder.status();
+  // Set every bit: one key per lane does it for 1-bit lanes.
+  for (uint64_t h = 0; h < 4096; ++h) builder->AddHash(h * 0x9e3779b97f4a7c15);
+  absl::StatusOr<Filter> all = builder->Finish();
+  if (!all.ok()) return all.status();
+  return AppendFilter(*all, {}, dst);
+}
+
+}  // namespace
+
+absl::StatusOr<FilterPolicy> FilterPolicy::Create(const Options& options) {
+  if (!std::isfinite(options.bits_per_key) || options.bits_per_key <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bits_per_key must be a positive finite number, got ",
+                     options.bits_per_key));
+  }
+  return FilterPolicy(options);
+}
+
+FilterPolicy::Builder FilterPolicy::NewBuilder() const {
+  FilterOptions options;
+  options.bits_per_key = options_.bits_per_key;
+  options.seed = options_.seed;
+  // Create() validated bits_per_key, the only thing that can fail here.
+  return Builder(*FilterBuilder::Create(options));
+}
+
+absl::Status FilterPolicy::Builder::Finish(std::string* dst,
+                                           WriteStats* stats) {
+  const size_t start = dst->size();
+  absl::StatusOr<Filter> filter = builder_.Finish();
+  absl::Status status =
+      filter.ok() ? AppendFilter(*filter, {}, dst, stats) : filter.status();
+  if (!status.ok()) {
+    dst->resize(start);
+    if (absl::Status s = AppendMatchAll(dst); !s.ok()) return s;
+  }
+  return status;
+}
+
+Filter FilterPolicy::NewReader(absl::Span<const uint8_t> block,
+                               absl::Status* error) const {
+  return OpenFilterOrMatchAll(block, ReadOptionsOf(options_), error);
+}
+
+bool FilterPolicy::KeyMayMatch(std::string_view key,
+                               absl::Span<const uint8_t> block) const {
+  absl::StatusOr<Filter> filter = OpenFilter(block, ReadOptionsOf(options_));
+  return !filter.ok() || filter->MayContain(key);
+}
+
+}  // namespace blockbloom
