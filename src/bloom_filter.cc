@@ -163,7 +163,9 @@ absl::StatusOr<BloomFilter> BloomFilter::FromFilter(
   if (!result.ok()) return result.status();
   std::memcpy(result->mutable_bits(), filter.bits().data(),
               filter.bits().size());
-  result->SetInsertions(filter.num_keys());
+  // The compact encoding stores no key count: estimate it from the bits.
+  result->SetInsertions(filter.num_keys() != 0 ? filter.num_keys()
+                                               : result->ApproximateCount());
   return result;
 }
 

@@ -72,16 +72,17 @@ struct BloomFilterOptions {
   // ApproximateCount, ExpectedFpRate, num_insertions, AppendTo and Serialize
   // at once. Every access to the bits is a std::atomic_ref<uint32_t>
   // operation on the 32-bit word holding the bit, with
-  // std::memory_order_relaxed: an insert is a load and, if the bit is clear,
-  // a fetch_or; a query is k loads, all within the key's 64-byte block. The
-  // guarantees, precisely:
+  // std::memory_order_relaxed: an insert loads the key's k words and
+  // fetch-ors those whose bit is clear; a query is k loads, all within the
+  // key's 64-byte block. The guarantees, precisely:
   //   1. Data-race free: concurrent calls of the methods above are defined
   //      behaviour (ThreadSanitizer-clean; tests/memory runs under it).
-  //   2. No false negatives across threads: if Add(key) returns before a
-  //      call of MayContain(key) starts in the happens-before sense (the
-  //      same thread; or any synchronization of the caller's: a mutex, a
+  //   2. No false negatives across threads: if the return of Add(key) (or
+  //      of a batch holding it) happens-before the start of MayContain(key)
+  //      (same thread, or any synchronization of the caller's: a mutex, a
   //      thread join, a release store read by an acquire load), that call
-  //      returns true. This follows from per-word coherence: bits are only
+  //      returns true; so do batch queries and the copies AppendTo and
+  //      Clone make. This follows from per-word coherence: bits are only
   //      ever set, so a load that happens after the fetch_or that set a bit
   //      (or after a load that saw it set) sees it set.
   //   3. A query concurrent with Add(key) (neither happens before the other)
@@ -131,7 +132,8 @@ class BloomFilter {
       const FilterShape& shape, const BloomFilterOptions& options = {});
 
   // A mutable copy of `filter`'s bits, shape and seed; num_insertions() is
-  // filter.num_keys(). InvalidArgument for Filter::MatchAll(), or if
+  // filter.num_keys(), or ApproximateCount() if that is 0 (the compact
+  // encoding does not store it). InvalidArgument for Filter::MatchAll(), or if
   // options.seed is set and differs from the filter's (every stored key would
   // answer "absent").
   static absl::StatusOr<BloomFilter> FromFilter(
@@ -231,7 +233,9 @@ class BloomFilter {
   absl::Status Intersect(const Filter& other);
 
   // Serializes with the filter block format (AppendFilter, WriteOptions pick
-  // the encoding and compression), num_keys = num_insertions(). In
+  // the encoding and compression), num_keys = num_insertions(). The compact
+  // encoding, which Encoding::kAuto picks below 1 KiB, does not keep that
+  // count (Deserialize then estimates it); Encoding::kFull does. In
   // concurrent mode the bits are first copied with atomic loads: every key
   // whose Add happened before the call is in the copy. The errors of
   // AppendFilter; *dst is unchanged on error.

@@ -352,6 +352,28 @@ TEST(BloomFilterTest, FromFilterCopiesAnyShapeIncludingSmallFilters) {
             absl::StatusCode::kInvalidArgument);
 }
 
+TEST(BloomFilterTest, SmallFiltersRoundTripInEitherEncoding) {
+  BloomFilter f = Make(50, 0.01, Seeded(14));  // under 1 KiB: compact
+  const std::vector<std::string> keys = Keys("tiny", 50);
+  for (const std::string& k : keys) f.Add(k);
+  for (Encoding encoding : {Encoding::kAuto, Encoding::kFull}) {
+    WriteOptions w;
+    w.encoding = encoding;
+    absl::StatusOr<std::string> bytes = f.Serialize(w);
+    ASSERT_TRUE(bytes.ok()) << bytes.status();
+    absl::StatusOr<BloomFilter> back =
+        BloomFilter::Deserialize(AsBytes(*bytes));
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_THAT(back->bits(), ::testing::ElementsAreArray(f.bits()));
+    for (const std::string& k : keys) ASSERT_TRUE(back->MayContain(k));
+    if (encoding == Encoding::kFull) {
+      EXPECT_EQ(back->num_insertions(), f.num_insertions());
+    } else {  // no count stored: estimated from the bits
+      EXPECT_NEAR(static_cast<double>(back->num_insertions()), 50, 5);
+    }
+  }
+}
+
 TEST_P(BloomFilterModeTest, CloneIsIndependent) {
   BloomFilter f = Make(1000, 0.01, Seeded(11, concurrent()));
   f.Add("one");
