@@ -98,12 +98,12 @@ struct BloomFilterOptions {
   //      key added while they run may be lost. Run them when no thread adds.
   //      View() and bits() give plain memory: use them when no thread adds.
   // Cost (bench/memory_bench.cc, one core of a shared 2-core VM): queries
-  // are k relaxed loads instead of one SIMD compare, 8 vs 4 ns in cache, 52
-  // vs 20 ns for independent queries into 16 MiB; an Add issues one locked
-  // RMW per clear bit, 31 vs 4 ns in cache, and out of cache each single Add
-  // pays a full memory latency (~170 ns at 16 MiB: locked instructions stop
-  // the CPU from overlapping misses). AddBatch and MayContainBatch prefetch:
-  // 32 and 14 ns per key at 16 MiB.
+  // are k relaxed loads instead of one SIMD compare, 8 vs 2.5 ns in cache,
+  // 50-90 vs 20 ns for independent queries into 16 MiB; an Add issues one
+  // locked RMW per clear bit, 34 vs 6 ns in cache, and out of cache each
+  // single Add pays a full memory latency (~160 ns at 16 MiB: locked
+  // instructions stop the CPU from overlapping misses). AddBatch and
+  // MayContainBatch prefetch: 32 and 14 ns per key at 16 MiB.
   bool concurrent = false;
 };
 
