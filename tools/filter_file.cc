@@ -51,10 +51,15 @@ absl::StatusOr<std::unique_ptr<FilterFile>> LoadFilterFile(
   file->path = path == "-" ? "standard input" : path;
   file->bytes = *std::move(bytes);
   const auto invalid = [&](const absl::Status& status) {
+    // The reader trusts the last byte's tag for the version: a cut or
+    // damaged file can look like a newer one. Say so.
+    const bool maybe_damaged =
+        status.code() == absl::StatusCode::kUnimplemented;
     return absl::Status(
         status.code(),
-        absl::StrCat(file->path,
-                     ": not a valid blockbloom filter: ", status.ToString()));
+        absl::StrCat(
+            file->path, ": not a valid blockbloom filter: ", status.ToString(),
+            maybe_damaged ? " (or the file is truncated or damaged)" : ""));
   };
   // InspectFilter reads the parameters; OpenFilter checks everything else
   // (a compressed payload is decompressed and its size checked).
