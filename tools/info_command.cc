@@ -122,8 +122,8 @@ std::string Text(const Report& r) {
   line("encoding", info.encoding == Encoding::kCompact
                        ? "compact (trailer without key count)"
                        : "full (footer with key count)");
-  line("layout", absl::StrFormat("split block: 16 lanes x %d bits = %d-byte "
-                                 "blocks; a key sets 1 bit in k of the lanes",
+  line("layout", absl::StrFormat("split block: 16 lanes x %d bits per %d-byte "
+                                 "block",
                                  shape.lane_bits, 2 * shape.lane_bits));
   line("probes (k)", absl::StrCat(shape.num_probes));
   line("seed", absl::StrFormat("%d (0x%016x)", info.seed, info.seed));
