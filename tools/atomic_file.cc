@@ -1,11 +1,15 @@
 #include "tools/atomic_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
+#include <iterator>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -24,6 +28,66 @@ void SplitPath(const std::string& path, std::string* dir, std::string* base) {
     *base = path.substr(slash + 1);
   }
 }
+
+// While the temporary file exists, the signals that end a process by default
+// and that a user or the system sends while a write is under way remove it
+// first. (SIGKILL or a crash can still leave it behind: a hidden
+// ".NAME.tmp-XXXXXX" beside the destination.)
+constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGXFSZ};
+char temp_to_remove[4096];
+volatile std::sig_atomic_t temp_exists = 0;
+
+extern "C" void RemoveTempAndDie(int signal_number) {
+  if (temp_exists) ::unlink(temp_to_remove);
+  ::signal(signal_number, SIG_DFL);
+  ::raise(signal_number);
+}
+
+class TempFileCleanup {
+ public:
+  // Creates the temporary file from `pattern` (mkstemp) with the handlers in
+  // place, so that no signal finds it unguarded. Returns its descriptor, or
+  // -1 with errno set.
+  int Create(std::vector<char>& pattern) {
+    sigset_t block, old_mask;
+    sigemptyset(&block);
+    for (int sig : kCleanupSignals) sigaddset(&block, sig);
+    ::sigprocmask(SIG_BLOCK, &block, &old_mask);
+    const int fd = ::mkstemp(pattern.data());
+    const int saved_errno = errno;
+    if (fd >= 0 && std::strlen(pattern.data()) < sizeof(temp_to_remove)) {
+      std::strcpy(temp_to_remove, pattern.data());
+      temp_exists = 1;
+      struct sigaction action = {};
+      action.sa_handler = RemoveTempAndDie;
+      sigemptyset(&action.sa_mask);
+      for (size_t i = 0; i < std::size(kCleanupSignals); ++i) {
+        ::sigaction(kCleanupSignals[i], nullptr, &old_[i]);
+        // A signal ignored by whoever started us stays ignored.
+        if (old_[i].sa_handler != SIG_IGN) {
+          ::sigaction(kCleanupSignals[i], &action, nullptr);
+        }
+      }
+      installed_ = true;
+    }
+    ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+    errno = saved_errno;
+    return fd;
+  }
+
+  // The file is renamed or removed: back to the old handlers.
+  ~TempFileCleanup() {
+    if (!installed_) return;
+    for (size_t i = 0; i < std::size(kCleanupSignals); ++i) {
+      ::sigaction(kCleanupSignals[i], &old_[i], nullptr);
+    }
+    temp_exists = 0;
+  }
+
+ private:
+  bool installed_ = false;
+  struct sigaction old_[std::size(kCleanupSignals)] = {};
+};
 
 mode_t CurrentUmask() {
   const mode_t mask = ::umask(0);
@@ -57,7 +121,8 @@ absl::Status WriteFileAtomically(const std::string& path,
   std::string temp = absl::StrCat(dir, "/.", base, ".tmp-XXXXXX");
   std::vector<char> temp_buf(temp.begin(), temp.end());
   temp_buf.push_back('\0');
-  const int fd = ::mkstemp(temp_buf.data());
+  TempFileCleanup cleanup;
+  const int fd = cleanup.Create(temp_buf);
   if (fd < 0) {
     return absl::ErrnoToStatus(errno, absl::StrCat("cannot create a file in ",
                                                    dir, " to write ", path));

@@ -3,6 +3,8 @@
 // so the final rename is atomic), is flushed to disk, and only then renamed
 // over the destination. On any error the temporary file is removed and the
 // destination is untouched (an existing file there keeps its old contents).
+// SIGINT, SIGTERM, SIGHUP and SIGXFSZ (a file size limit) arriving during
+// the write remove the temporary file before they end the process.
 #ifndef BLOCKBLOOM_TOOLS_ATOMIC_FILE_H_
 #define BLOCKBLOOM_TOOLS_ATOMIC_FILE_H_
 

@@ -408,6 +408,19 @@ class FailedBuildTest(CliTestCase):
         self.assert_only("keys.txt", "f.bbf")
         self.assertEqual(self.read("f.bbf"), b"old contents")
 
+    def test_killed_midway(self):
+        # The same limit, with SIGXFSZ left to kill the process as it does by
+        # default: it dies of the signal, and its temporary file goes first.
+        def limit_file_size():
+            signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+        result = subprocess.run(
+            [BLOCKBLOOM, "build", self.keys, "-o", self.path("f.bbf")],
+            capture_output=True, preexec_fn=limit_file_size, timeout=120)
+        self.assertEqual(result.returncode, -signal.SIGXFSZ, result.stderr)
+        self.assert_only("keys.txt")
+
     @unittest.skipIf(os.geteuid() == 0, "root can write anywhere")
     def test_unwritable_directory(self):
         os.mkdir(self.path("ro"), 0o555)
