@@ -22,7 +22,7 @@ ABSL_FLAG(std::string, compression, "none",
           "filter's bits are random and do not shrink, a sparse one's do.");
 ABSL_FLAG(int, zstd_level, 3, "zstd level, 1 (fast) to 19 (small).");
 ABSL_FLAG(std::string, encoding, "auto",
-          "auto, compact or full. compact: a 5-byte trailer (13 with a "
+          "auto, compact or full. compact: a 2-byte trailer (10 with a "
           "seed), no key count, no compression. full: a 56-byte footer with "
           "the key count and a checksum. auto: compact for uncompressed "
           "filters under 1 KiB of bits, full otherwise.");
