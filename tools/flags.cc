@@ -21,11 +21,12 @@ ABSL_FLAG(std::string, compression, "none",
           "none or zstd. zstd implies the full encoding; a well-sized "
           "filter's bits are random and do not shrink, a sparse one's do.");
 ABSL_FLAG(int, zstd_level, 3, "zstd level, 1 (fast) to 19 (small).");
-ABSL_FLAG(std::string, encoding, "auto",
-          "auto, compact or full. compact: a 2-byte trailer (10 with a "
-          "seed), no key count, no compression. full: a 56-byte footer with "
-          "the key count and a checksum. auto: compact for uncompressed "
-          "filters under 1 KiB of bits, full otherwise.");
+ABSL_FLAG(
+    std::string, encoding, "auto",
+    "auto, compact or full. compact: a trailer of a few bytes (8 more "
+    "with a seed), no key count, no compression. full: a 56-byte footer with "
+    "the key count and a checksum. auto: compact for uncompressed "
+    "filters under 1 KiB of bits, full otherwise.");
 ABSL_FLAG(std::string, input_format, "lines",
           "lines: one key per line, the bytes before each '\\n' (a '\\r' is "
           "part of the key; an empty line is the empty key). lenprefixed: "
