@@ -1,0 +1,626 @@
+#!/usr/bin/env python3
+"""End-to-end tests of the blockbloom command-line tool: they run the built
+binary the way a user does and check its output, files and exit codes.
+
+    cli_test.py --blockbloom=PATH --testdata=DIR [unittest arguments]
+
+e.g. `cli_test.py --blockbloom=build/release/tools/blockbloom
+--testdata=tests/testdata RoundTripTest.test_build_info_query`. ctest runs
+each test on its own (tests/cli/CMakeLists.txt). Deterministic: fixed keys,
+no timing assertions.
+"""
+
+import argparse
+import json
+import math
+import os
+import pty
+import resource
+import select
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import unittest
+
+BLOCKBLOOM = None  # the binary under test
+TESTDATA = None  # tests/testdata: the golden filter files
+
+EXIT_OK, EXIT_USAGE, EXIT_BAD_INPUT, EXIT_WRITE_ERROR = 0, 1, 2, 3
+
+
+def run(args, stdin=None, **kwargs):
+    """Runs blockbloom with `args`; returns the CompletedProcess (bytes)."""
+    return subprocess.run([BLOCKBLOOM] + [str(a) for a in args], input=stdin,
+                          capture_output=True, timeout=120, **kwargs)
+
+
+def lines(keys):
+    return b"".join(k + b"\n" for k in keys)
+
+
+def length_prefixed(keys):
+    return b"".join(struct.pack("<I", len(k)) + k for k in keys)
+
+
+def numbered(prefix, n):
+    return [b"%s%d" % (prefix, i) for i in range(n)]
+
+
+class CliTestCase(unittest.TestCase):
+
+    def setUp(self):
+        self._dir = tempfile.TemporaryDirectory(prefix="blockbloom_cli_")
+        self.dir = self._dir.name
+
+    def tearDown(self):
+        self._dir.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def write(self, name, data):
+        with open(self.path(name), "wb") as f:
+            f.write(data)
+        return self.path(name)
+
+    def read(self, name):
+        with open(self.path(name), "rb") as f:
+            return f.read()
+
+    def check_run(self, args, stdin=None, code=EXIT_OK):
+        result = run(args, stdin)
+        self.assertEqual(
+            result.returncode, code,
+            "blockbloom %s: exit %d, stderr:\n%s" %
+            (" ".join(map(str, args)), result.returncode,
+             result.stderr.decode(errors="replace")))
+        return result
+
+    def build(self, keys, name="f.bbf", flags=(), input_format="lines"):
+        data = (lines(keys) if input_format == "lines" else
+                length_prefixed(keys))
+        keys_file = self.write(name + ".keys", data)
+        self.check_run(["build", "--input_format=" + input_format, *flags,
+                        keys_file, "-o", self.path(name)])
+        return self.path(name)
+
+    def info(self, filter_path):
+        return json.loads(self.check_run(["info", "--json",
+                                          filter_path]).stdout)
+
+    def query(self, filter_path, keys, input_format="lines"):
+        """The answers for `keys`, as a list of 0/1."""
+        data = (lines(keys) if input_format == "lines" else
+                length_prefixed(keys))
+        out = self.check_run(
+            ["query", "--input_format=" + input_format, filter_path, "-"],
+            stdin=data).stdout
+        answers = out.split(b"\n")
+        self.assertEqual(answers.pop(), b"")  # output ends in a newline
+        self.assertTrue(all(a in (b"0", b"1") for a in answers))
+        return [int(a) for a in answers]
+
+    def count(self, filter_path, keys):
+        out = self.check_run(["query", "--count", filter_path, "-"],
+                             stdin=lines(keys)).stdout
+        return json.loads(out)
+
+
+class RoundTripTest(CliTestCase):
+
+    def test_build_info_query(self):
+        n = 20000
+        keys = numbered(b"key-", n)
+        keys_file = self.write("keys.txt", lines(keys))
+        out = self.check_run(["build", "--bits_per_key=10", keys_file, "-o",
+                              self.path("f.bbf")]).stdout.decode()
+        self.assertIn("keys read:      20000", out)
+        size = os.path.getsize(self.path("f.bbf"))
+        self.assertIn("bytes written:  %d " % size, out)
+        self.assertIn("bits per key:   10.0", out)
+        self.assertIn("estimated FPR:  0.9", out)
+
+        info = self.info(self.path("f.bbf"))
+        self.assertEqual(info["format_version"], "1.0")
+        self.assertEqual(info["encoding"], "full")
+        self.assertEqual(info["num_keys"], n)
+        self.assertEqual(info["num_probes"], 6)
+        self.assertEqual(info["lane_bits"], 32)
+        self.assertEqual(info["size_on_disk_bytes"], size)
+        self.assertEqual(info["bits_bytes"], info["num_blocks"] * 64)
+        self.assertEqual(info["fp_rate_basis"], "num_keys")
+        # The fill ratio is what 20000 keys give, and says so.
+        self.assertAlmostEqual(info["fill_ratio"], info["expected_fill_ratio"],
+                               delta=0.005)
+        self.assertLess(abs(info["estimated_keys"] - n),
+                        4 * info["estimated_keys_stderr"])
+        self.assertLess(info["estimated_keys_stderr"], 0.01 * n)
+
+        # Every key added answers 1.
+        self.assertEqual(self.query(self.path("f.bbf"), keys), [1] * n)
+        self.assertEqual(self.count(self.path("f.bbf"), keys),
+                         {"queried": n, "may_contain": n})
+
+        # Absent keys answer 1 at the estimated rate: within 5 standard
+        # deviations of a binomial (deterministic: fixed keys, fixed hash).
+        probes = 200000
+        absent = numbered(b"absent-", probes)
+        counted = self.count(self.path("f.bbf"), absent)
+        self.assertEqual(counted["queried"], probes)
+        p = info["estimated_fp_rate"]
+        expected = probes * p
+        sigma = math.sqrt(probes * p * (1 - p))
+        self.assertLess(abs(counted["may_contain"] - expected), 5 * sigma,
+                        "%d of %d absent keys, %.1f expected" %
+                        (counted["may_contain"], probes, expected))
+        # The per-key answers agree with the count.
+        self.assertEqual(sum(self.query(self.path("f.bbf"), absent)),
+                         counted["may_contain"])
+
+    def test_text_info_has_every_field(self):
+        f = self.build(numbered(b"k", 3000))
+        out = self.check_run(["info", f]).stdout.decode()
+        for label in ("format version:", "encoding:", "layout:",
+                      "probes (k):", "seed:", "blocks:", "lane bits:",
+                      "keys:", "compression:", "size on disk:",
+                      "fill ratio:", "estimated FPR:",
+                      "estimated distinct keys:"):
+            self.assertIn("\n" + label, "\n" + out)
+
+    def test_flags_reach_the_filter(self):
+        keys = numbered(b"user:", 5000)
+        # --seed is stored; keys still match.
+        f = self.build(keys, "seeded.bbf", ["--seed=18446744073709551615"])
+        self.assertEqual(self.info(f)["seed"], 2**64 - 1)
+        self.assertEqual(self.query(f, keys), [1] * len(keys))
+        # --fp_rate sizes the filter for that rate.
+        f = self.build(keys, "rate.bbf", ["--fp_rate=0.001"])
+        info = self.info(f)
+        self.assertLessEqual(info["estimated_fp_rate"], 0.001)
+        self.assertGreater(info["estimated_fp_rate"], 0.0007)
+        self.assertEqual(self.query(f, keys), [1] * len(keys))
+        # --compression=zstd on a sparse filter compresses it.
+        f = self.build(keys, "zstd.bbf",
+                       ["--bits_per_key=100", "--compression=zstd"])
+        info = self.info(f)
+        self.assertEqual(info["compression"], "zstd")
+        self.assertLess(info["payload_bytes"], info["bits_bytes"])
+        self.assertEqual(self.query(f, keys), [1] * len(keys))
+        # --encoding=compact stores no key count: the FPR then comes from
+        # the estimated keys.
+        f = self.build(keys[:60], "compact.bbf", ["--encoding=compact"])
+        info = self.info(f)
+        self.assertEqual(info["encoding"], "compact")
+        self.assertIsNone(info["num_keys"])
+        self.assertFalse(info["num_keys_known"])
+        self.assertEqual(info["fp_rate_basis"], "estimated_keys")
+        self.assertLess(abs(info["estimated_keys"] - 60),
+                        4 * info["estimated_keys_stderr"])
+        self.assertEqual(self.query(f, keys[:60]), [1] * 60)
+
+    def test_length_prefixed_keys(self):
+        # Any bytes: newlines, NULs, empty keys.
+        keys = [b"", b"a\nb", b"\0", b"\r\n", b"\xff" * 3] + numbered(b"k", 500)
+        f = self.build(keys, flags=["--encoding=full"],
+                       input_format="lenprefixed")
+        self.assertEqual(self.info(f)["num_keys"], len(keys))
+        self.assertEqual(self.query(f, keys, input_format="lenprefixed"),
+                         [1] * len(keys))
+
+    def test_keys_from_standard_input(self):
+        keys = numbered(b"stdin-", 1000)
+        self.check_run(["build", "-", "-o", self.path("f.bbf")],
+                       stdin=lines(keys))
+        self.assertEqual(self.query(self.path("f.bbf"), keys), [1] * 1000)
+        # The filter from standard input, the keys from a file.
+        keys_file = self.write("q.txt", lines(keys[:10]))
+        out = self.check_run(["query", "--count", "-", keys_file],
+                             stdin=self.read("f.bbf")).stdout
+        self.assertEqual(json.loads(out), {"queried": 10, "may_contain": 10})
+
+    def test_rebuild_replaces_the_file(self):
+        f = self.build(numbered(b"a", 100))
+        first = self.read("f.bbf")
+        self.build(numbered(b"b", 5000))
+        self.assertNotEqual(self.read("f.bbf"), first)
+        self.assertEqual(self.info(f)["num_keys"], 5000)
+        # A normal file's mode (mkstemp's 0600 is not kept).
+        umask = os.umask(0)
+        os.umask(umask)
+        self.assertEqual(os.stat(f).st_mode & 0o777, 0o666 & ~umask)
+        self.assertEqual(sorted(os.listdir(self.dir)),
+                         ["f.bbf", "f.bbf.keys"])
+
+    def test_json_quotes_file_names(self):
+        name = 'we"ird\\name\t.bbf'
+        f = self.build(numbered(b"k", 10), name)
+        self.assertEqual(self.info(f)["file"], f)
+
+
+def golden_files():
+    """The golden filters, from the table in tests/testdata/README.md:
+    (file, number of keys, build flags, absent keys answering 1)."""
+    rows = []
+    with open(os.path.join(TESTDATA, "README.md")) as f:
+        for line in f:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) != 10 or not cells[0].endswith(".bbf"):
+                continue
+            name, keys, bits_per_key, seed, encoding, codec = cells[:6]
+            flags = ["--bits_per_key=" + bits_per_key,
+                     "--seed=%d" % int(seed, 0),
+                     "--encoding=" + encoding.split()[0]]
+            if codec != "none":
+                algorithm, level = codec.split()
+                flags += ["--compression=" + algorithm,
+                          "--zstd_level=" + level]
+            rows.append((name, int(keys), flags, int(cells[-1])))
+    return rows
+
+
+class GoldenTest(CliTestCase):
+    """The tool writes exactly what the library's golden vectors hold, and
+    answers as they pin (tests/testdata/README.md)."""
+
+    def setUp(self):
+        super().setUp()
+        self.golden = golden_files()
+        self.assertGreaterEqual(len(self.golden), 7)
+
+    def test_build_matches_golden_files(self):
+        for name, n, flags, _ in self.golden:
+            with self.subTest(name):
+                self.build(numbered(b"golden-key-", n), name, flags)
+                with open(os.path.join(TESTDATA, name), "rb") as golden:
+                    self.assertEqual(self.read(name), golden.read())
+
+    def test_info_and_query_on_golden_files(self):
+        absent = numbered(b"absent-", 10000)
+        for name, n, _, absent_positives in self.golden:
+            with self.subTest(name):
+                f = os.path.join(TESTDATA, name)
+                info = self.info(f)
+                self.assertEqual(info["size_on_disk_bytes"],
+                                 os.path.getsize(f))
+                self.assertEqual(info["encoding"], name.split("_")[0])
+                self.assertEqual(info["num_keys"],
+                                 None if name.startswith("compact") else n)
+                if n:
+                    self.assertLess(abs(info["estimated_keys"] - n),
+                                    4 * info["estimated_keys_stderr"] + 1)
+                else:
+                    self.assertEqual(info["estimated_keys"], 0)
+                self.assertEqual(self.count(f, numbered(b"golden-key-", n)),
+                                 {"queried": n, "may_contain": n})
+                self.assertEqual(self.count(f, absent)["may_contain"],
+                                 absent_positives)
+        # docs/FORMAT.md's example: 1 block of 7-bit lanes, k = 7.
+        info = self.info(os.path.join(TESTDATA, "full_10keys_narrow.bbf"))
+        self.assertEqual((info["num_blocks"], info["lane_bits"],
+                          info["num_probes"], info["bits_bytes"]),
+                         (1, 7, 7, 14))
+
+
+class BadFilterTest(CliTestCase):
+    """Truncated, bit-flipped and unreadable filters: exit 2, and a message
+    naming the file and the reader's reason."""
+
+    def check_rejected(self, path, reason):
+        for args in (["info", path], ["info", "--json", path],
+                     ["query", path, "-"], ["query", "--count", path, "-"]):
+            result = self.check_run(args, stdin=b"k1\n", code=EXIT_BAD_INPUT)
+            self.assertEqual(result.stdout, b"")
+            err = result.stderr.decode()
+            self.assertIn(path, err)
+            self.assertIn(reason, err)
+            self.assertEqual(err.count("\n"), 1, err)  # one line
+
+    def test_truncated(self):
+        full = self.read_filter(numbered(b"k", 2000), "full.bbf")
+        compact = self.read_filter(numbered(b"k", 50), "compact.bbf")
+        self.assertEqual(full[-1], 0xB0)
+        self.assertEqual(compact[-1] & 0xE0, 0xC0)  # compact, version 1
+        for data in (full, compact):
+            for cut in (0, 1, 4, len(data) // 2, len(data) - 1):
+                with self.subTest(size=len(data), cut=cut):
+                    path = self.write("cut.bbf", data[:cut])
+                    # DATA_LOSS, or UNIMPLEMENTED when the last byte left
+                    # reads as the tag of a newer major version.
+                    self.check_rejected(path, "not a valid blockbloom filter: ")
+
+    def test_bit_flipped(self):
+        full = self.read_filter(numbered(b"k", 2000), "full.bbf")
+        compact = self.read_filter(numbered(b"k", 50), "compact.bbf")
+        cases = [
+            (full, 100, "checksum mismatch"),          # the bits
+            (full, len(full) - 56 + 8, "checksum mismatch"),  # num_keys
+            (full, len(full) - 4, "DATA_LOSS"),        # the magic
+            (compact, 10, "DATA_LOSS"),                # the bits (CRC)
+            (compact, len(compact) - 2, "DATA_LOSS"),  # the CRC itself
+        ]
+        for data, byte, reason in cases:
+            for bit in (0, 7):
+                with self.subTest(size=len(data), byte=byte, bit=bit):
+                    flipped = bytearray(data)
+                    flipped[byte] ^= 1 << bit
+                    path = self.write("flip.bbf", bytes(flipped))
+                    self.check_rejected(path, reason)
+
+    def test_not_a_filter(self):
+        path = self.write("text.txt", b"hello, world\n")
+        self.check_rejected(path, "not a blockbloom filter")
+
+    def test_unreadable(self):
+        self.check_rejected(self.path("missing.bbf"),
+                            "No such file or directory")
+        os.mkdir(self.path("dir.bbf"))
+        self.check_rejected(self.path("dir.bbf"), "Is a directory")
+        # Keys that cannot be read: exit 2 as well.
+        f = self.build(numbered(b"k", 10))
+        result = self.check_run(["query", f, self.path("no-keys.txt")],
+                                code=EXIT_BAD_INPUT)
+        self.assertIn("no-keys.txt", result.stderr.decode())
+
+    def read_filter(self, keys, name):
+        self.build(keys, name)
+        return self.read(name)
+
+
+class FailedBuildTest(CliTestCase):
+    """A build that fails leaves no file behind (and an existing OUTPUT as
+    it was)."""
+
+    def setUp(self):
+        super().setUp()
+        self.keys = self.write("keys.txt", lines(numbered(b"k", 100000)))
+
+    def assert_only(self, *names):
+        self.assertEqual(sorted(os.listdir(self.dir)), sorted(names))
+
+    def test_missing_directory(self):
+        out = self.path("no/such/dir/f.bbf")
+        result = self.check_run(["build", self.keys, "-o", out],
+                                code=EXIT_WRITE_ERROR)
+        self.assertIn(out, result.stderr.decode())
+        self.assert_only("keys.txt")
+
+    def test_output_is_a_directory(self):
+        # The temporary file is written, then the rename fails: it must go.
+        os.mkdir(self.path("out"))
+        result = self.check_run(["build", self.keys, "-o", self.path("out")],
+                                code=EXIT_WRITE_ERROR)
+        self.assertIn("Is a directory", result.stderr.decode())
+        self.assert_only("keys.txt", "out")
+        self.assertEqual(os.listdir(self.path("out")), [])
+
+    def test_write_error_midway(self):
+        # A file size limit makes write() fail with EFBIG part way through
+        # the ~125 KB filter (root ignores directory permissions, not this).
+        self.write("f.bbf", b"old contents")
+
+        def limit_file_size():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+        result = subprocess.run(
+            [BLOCKBLOOM, "build", self.keys, "-o", self.path("f.bbf")],
+            capture_output=True, preexec_fn=limit_file_size, timeout=120)
+        self.assertEqual(result.returncode, EXIT_WRITE_ERROR, result.stderr)
+        self.assertIn("File too large", result.stderr.decode())
+        self.assert_only("keys.txt", "f.bbf")
+        self.assertEqual(self.read("f.bbf"), b"old contents")
+
+    def test_killed_midway(self):
+        # The same limit, with SIGXFSZ left to kill the process as it does by
+        # default: it dies of the signal, and its temporary file goes first.
+        def limit_file_size():
+            signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+        result = subprocess.run(
+            [BLOCKBLOOM, "build", self.keys, "-o", self.path("f.bbf")],
+            capture_output=True, preexec_fn=limit_file_size, timeout=120)
+        self.assertEqual(result.returncode, -signal.SIGXFSZ, result.stderr)
+        self.assert_only("keys.txt")
+
+    @unittest.skipIf(os.geteuid() == 0, "root can write anywhere")
+    def test_unwritable_directory(self):
+        os.mkdir(self.path("ro"), 0o555)
+        self.check_run(["build", self.keys, "-o", self.path("ro/f.bbf")],
+                       code=EXIT_WRITE_ERROR)
+        self.assertEqual(os.listdir(self.path("ro")), [])
+
+    def test_bad_input(self):
+        # A truncated length-prefixed record: exit 2, nothing written.
+        bad = self.write("bad.bin", length_prefixed([b"abc"]) + b"\x09\0\0\0xy")
+        result = self.check_run(["build", "--input_format=lenprefixed", bad,
+                                 "-o", self.path("f.bbf")],
+                                code=EXIT_BAD_INPUT)
+        self.assertIn("truncated record 2", result.stderr.decode())
+        result = self.check_run(["build", self.path("missing.txt"), "-o",
+                                 self.path("f.bbf")], code=EXIT_BAD_INPUT)
+        self.assertIn("No such file or directory", result.stderr.decode())
+        self.assert_only("keys.txt", "bad.bin")
+
+
+class InputTest(CliTestCase):
+
+    def test_empty_input(self):
+        for source in ("file", "stdin"):
+            with self.subTest(source):
+                out = self.path("empty.bbf")
+                if source == "file":
+                    args = ["build", self.write("empty.txt", b""), "-o", out]
+                    self.check_run(args)
+                else:
+                    self.check_run(["build", "-", "-o", out], stdin=b"")
+                info = self.info(out)
+                self.assertEqual(info["estimated_keys"], 0)
+                self.assertEqual(info["set_bits"], 0)
+                self.assertEqual(info["estimated_fp_rate"], 0)
+                self.assertEqual(self.query(out, [b"a", b"", b"b"]), [0, 0, 0])
+                self.assertEqual(self.count(out, []),
+                                 {"queried": 0, "may_contain": 0})
+        # With a key count: zero.
+        out = self.path("empty_full.bbf")
+        self.check_run(["build", "--encoding=full", "-", "-o", out], stdin=b"")
+        self.assertEqual(self.info(out)["num_keys"], 0)
+        # Zero-length lenprefixed input too.
+        self.check_run(["build", "--input_format=lenprefixed", "-", "-o", out],
+                       stdin=b"")
+
+    def test_key_longer_than_1_mib(self):
+        long_key = bytes(range(256)).replace(b"\n", b"_") * 6000  # 1.5 MB
+        keys = [b"before", long_key, b"after", long_key + b"!"]
+        for input_format in ("lines", "lenprefixed"):
+            with self.subTest(input_format):
+                f = self.build(keys, input_format + ".bbf",
+                               ["--encoding=full"], input_format=input_format)
+                self.assertEqual(self.info(f)["num_keys"], 4)
+                self.assertEqual(
+                    self.query(f, keys, input_format=input_format), [1] * 4)
+
+    def test_line_rules(self):
+        # '\r' is part of a key, an empty line is the empty key, a last line
+        # without '\n' counts, no empty key after a final '\n'.
+        data = b"a\r\nb\n\nc"
+        f = self.path("f.bbf")
+        out = self.check_run(["build", "-", "-o", f], stdin=data).stdout
+        self.assertIn(b"keys read:      4 ", out)
+        self.assertEqual(
+            self.query(f, [b"a\r", b"b", b"", b"c"], "lenprefixed"), [1] * 4)
+        out = self.check_run(["build", "-", "-o", f], stdin=b"x\ny\n").stdout
+        self.assertIn(b"keys read:      2 ", out)
+
+
+class ProgressBarTest(CliTestCase):
+
+    def build_under_pty(self, extra_flags):
+        """Runs a build with stderr on a pseudo-terminal; returns what the
+        terminal received, and the exit code."""
+        keys = self.write("keys.txt", lines(numbered(b"k", 5000)))
+        master, slave = pty.openpty()
+        try:
+            proc = subprocess.Popen(
+                [BLOCKBLOOM, "build", *extra_flags, keys, "-o",
+                 self.path("f.bbf")],
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                stderr=slave)
+            os.close(slave)
+            slave = None
+            seen = b""
+            while True:
+                ready, _, _ = select.select([master], [], [], 60)
+                if not ready:
+                    break
+                try:
+                    chunk = os.read(master, 4096)
+                except OSError:  # EIO: the child closed the terminal
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+            proc.stdout.read()
+            code = proc.wait(timeout=60)
+        finally:
+            os.close(master)
+            if slave is not None:
+                os.close(slave)
+        return seen, code
+
+    def test_no_bar_when_stderr_is_not_a_terminal(self):
+        keys = self.write("keys.txt", lines(numbered(b"k", 5000)))
+        result = self.check_run(["build", keys, "-o", self.path("f.bbf")])
+        self.assertEqual(result.stderr, b"")
+        self.assertIn(b"keys read:", result.stdout)
+
+    def test_bar_on_a_terminal(self):
+        seen, code = self.build_under_pty([])
+        self.assertEqual(code, EXIT_OK)
+        self.assertIn(b"reading keys", seen)
+        self.assertIn(b"100%", seen)
+        # Drawn in place and erased at the end: nothing left on the line.
+        self.assertTrue(seen.endswith(b"\r\x1b[K"), seen[-40:])
+
+    def test_quiet_on_a_terminal(self):
+        seen, code = self.build_under_pty(["--quiet"])
+        self.assertEqual(code, EXIT_OK)
+        self.assertEqual(seen, b"")
+
+
+class UsageTest(CliTestCase):
+
+    def test_usage_errors_exit_1(self):
+        keys = self.write("keys.txt", b"a\n")
+        out = self.path("f.bbf")
+        for args in ([], ["nope"], ["build"], ["build", keys],
+                     ["build", keys, keys, "-o", out],
+                     ["build", keys, "-o", "-"],
+                     ["build", keys, "-o", out, "--json"],
+                     ["build", keys, "-o", out, "--bogus"],
+                     ["build", keys, "-o", out, "--bits_per_key=x"],
+                     ["build", keys, "-o", out, "--bits_per_key=0"],
+                     ["build", keys, "-o", out, "--fp_rate=1"],
+                     ["build", keys, "-o", out, "--fp_rate=0.01",
+                      "--bits_per_key=8"],
+                     ["build", keys, "-o", out, "--compression=lz4"],
+                     ["build", keys, "-o", out, "--encoding=compact",
+                      "--compression=zstd"],
+                     ["build", keys, "-o", out, "--input_format=csv"],
+                     ["build", keys, "-o", out, "--zstd_level=0"],
+                     ["info"], ["info", out, out], ["info", "--count", out],
+                     ["query"], ["query", "-", "-"], ["query", "a", "b", "c"],
+                     ["query", "--json", out],
+                     ["bench", "extra"], ["bench", "--keys=0"],
+                     ["bench", "--quiet"], ["help", "nope"]):
+            with self.subTest(args=args):
+                result = self.check_run(args, code=EXIT_USAGE)
+                self.assertNotEqual(result.stderr, b"")
+        self.assertFalse(os.path.exists(out))
+
+    def test_help_documents_everything(self):
+        text = self.check_run(["--help"]).stdout.decode()
+        for word in ("build", "info", "query", "bench", "--bits_per_key",
+                     "--fp_rate", "--seed", "--compression", "--input_format",
+                     "-o OUTPUT", "--quiet", "--json", "--count", "--keys",
+                     "--encoding", "--zstd_level", "Exit codes", "lenprefixed",
+                     "estimated_keys_stderr"):
+            self.assertIn(word, text)
+        for args in (["help", "build"], ["build", "--help"], ["build", "-h"],
+                     ["help", "query"], ["info", "--help"]):
+            with self.subTest(args=args):
+                text = self.check_run(args).stdout.decode()
+                self.assertIn("blockbloom " + args[0 if args[0] != "help"
+                                                   else 1], text)
+                self.assertIn("Exit codes", text)
+
+
+class BenchTest(CliTestCase):
+
+    def test_bench_runs(self):
+        out = self.check_run(["bench", "--keys=20000"]).stdout.decode()
+        self.assertIn("SIMD target", out)
+        self.assertIn("probe, single:", out)
+        self.assertIn("probe, batch:", out)
+        self.assertIn("M keys/s", out)
+        self.assertRegex(out, r"FPR: +[0-9.]+% measured \(\d+ of 20000")
+        out = self.check_run(["bench", "--keys=5000", "--fp_rate=0.001",
+                              "--seed=3"]).stdout.decode()
+        self.assertIn("5000 keys", out)
+
+
+def main():
+    global BLOCKBLOOM, TESTDATA
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--blockbloom", required=True)
+    parser.add_argument("--testdata", required=True)
+    args, rest = parser.parse_known_args()
+    BLOCKBLOOM = os.path.abspath(args.blockbloom)
+    TESTDATA = os.path.abspath(args.testdata)
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,146 @@
+// blockbloom: the command-line tool. Build, inspect, query and benchmark
+// filter files:
+//
+//   blockbloom build --bits_per_key=10 keys.txt -o keys.bbf
+//   blockbloom info --json keys.bbf
+//   blockbloom query keys.bbf candidates.txt
+//   blockbloom bench --keys=1000000
+//
+// This file parses the command line and dispatches; each command lives in
+// <name>_command.cc and is described by its row in commands.cc, from which
+// `blockbloom help` is generated.
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
+#include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/str_cat.h"
+#include "tools/commands.h"
+#include "tools/exit_codes.h"
+#include "tools/flags.h"
+#include "tools/report.h"
+#include "tools/usage.h"
+
+#ifndef BLOCKBLOOM_VERSION
+#define BLOCKBLOOM_VERSION "unknown"
+#endif
+
+namespace blockbloom::cli {
+namespace {
+
+// absl's own flags, accepted with every command.
+constexpr std::string_view kGlobalFlags[] = {"flagfile", "fromenv",
+                                             "tryfromenv", "undefok"};
+
+bool IsHelpFlag(std::string_view arg) {
+  return arg == "-h" || arg == "--help" || arg == "-help" ||
+         arg == "--helpshort" || arg == "-helpshort";
+}
+
+// The flag named by a command-line argument, or "" if the argument is not a
+// flag ("-" and non-dash arguments are positional). "--nofoo" names "foo"
+// when foo is a flag (absl's spelling of --foo=false).
+std::string FlagName(std::string_view arg) {
+  if (arg.size() < 2 || arg[0] != '-') return "";
+  arg.remove_prefix(arg[1] == '-' ? 2 : 1);
+  std::string name(arg.substr(0, arg.find('=')));
+  if (absl::FindCommandLineFlag(name) == nullptr && name.rfind("no", 0) == 0 &&
+      absl::FindCommandLineFlag(name.substr(2)) != nullptr) {
+    name = name.substr(2);
+  }
+  return name;
+}
+
+int Main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "Build, inspect, query and benchmark blockbloom filter files. Run "
+      "'blockbloom --help' for the commands.");
+  absl::FlagsUsageConfig config;
+  config.version_string = [] {
+    return std::string("blockbloom " BLOCKBLOOM_VERSION "\n");
+  };
+  absl::SetFlagsUsageConfig(config);
+
+  // --help is ours (absl's exits with status 1 and knows no commands): take
+  // it out before absl parses, and note which flags are given so that each
+  // command accepts only its own.
+  bool help = false;
+  std::vector<char*> args;
+  std::vector<std::string> given;
+  bool flags_ended = false;
+  for (int i = 0; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (i > 0 && !flags_ended) {
+      if (arg == "--") {
+        flags_ended = true;
+      } else if (IsHelpFlag(arg)) {
+        help = true;
+        continue;
+      } else if (std::string name = FlagName(arg); !name.empty()) {
+        given.push_back(std::move(name));
+      }
+    }
+    args.push_back(argv[i]);
+  }
+  // Exits with status 1 on an unknown flag or a bad value.
+  const std::vector<char*> positional =
+      absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
+  std::vector<std::string> rest(positional.begin() + 1, positional.end());
+
+  std::string command_name;
+  if (!rest.empty()) {
+    command_name = rest.front();
+    rest.erase(rest.begin());
+  }
+  if (command_name == "help") {
+    if (rest.size() > 1) return UsageError("", "help takes one COMMAND");
+    if (!rest.empty()) {
+      command_name = rest.front();
+    } else {
+      command_name.clear();
+    }
+    help = true;
+  }
+  if (command_name.empty()) {
+    if (help) {
+      std::fputs(FullHelp().c_str(), stdout);
+      return kExitOk;
+    }
+    std::fputs("blockbloom: error: no command given\n", stderr);
+    std::fputs(ShortUsage().c_str(), stderr);
+    return kExitUsage;
+  }
+  const Command* command = FindCommand(command_name);
+  if (command == nullptr) {
+    return UsageError("", absl::StrCat("unknown command '", command_name,
+                                       "'; the commands are build, info, "
+                                       "query, bench"));
+  }
+  if (help) {
+    std::fputs((CommandHelp(*command) + "\n" + ExitCodesHelp()).c_str(),
+               stdout);
+    return kExitOk;
+  }
+  for (const std::string& name : given) {
+    bool ok = false;
+    for (std::string_view flag : command->flags) ok = ok || flag == name;
+    for (std::string_view flag : kGlobalFlags) ok = ok || flag == name;
+    if (!ok) {
+      return UsageError(
+          command->name,
+          absl::StrCat(name.size() == 1 ? "-" : "--", name,
+                       " is not a flag of ", std::string(command->name)));
+    }
+  }
+  SetGivenFlags(std::move(given));
+  return command->run(rest);
+}
+
+}  // namespace
+}  // namespace blockbloom::cli
+
+int main(int argc, char** argv) { return blockbloom::cli::Main(argc, argv); }

@@ -1,0 +1,141 @@
+// blockbloom build: keys in, filter file out.
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "blockbloom/filter.h"
+#include "blockbloom/format.h"
+#include "tools/atomic_file.h"
+#include "tools/commands.h"
+#include "tools/flags.h"
+#include "tools/key_reader.h"
+#include "tools/progress_bar.h"
+#include "tools/report.h"
+
+namespace blockbloom::cli {
+namespace {
+
+constexpr char kCommand[] = "build";
+
+const char* EncodingName(Encoding encoding) {
+  switch (encoding) {
+    case Encoding::kCompact:
+      return "compact";
+    case Encoding::kFull:
+      return "full";
+    case Encoding::kAuto:
+      break;
+  }
+  return "auto";
+}
+
+void PrintSummary(uint64_t keys_read, const Filter& filter,
+                  const std::string& output, const WriteStats& stats,
+                  Compression compression) {
+  const uint64_t keys = filter.num_keys();
+  std::string text = absl::StrFormat(
+      "keys read:      %d (%d distinct; adjacent duplicates count once)\n",
+      keys_read, keys);
+  absl::StrAppendFormat(
+      &text, "bytes written:  %d to %s (%s encoding, %s, %d bytes of bits)\n",
+      stats.total_bytes, output, EncodingName(stats.encoding),
+      compression == Compression::kZstd
+          ? absl::StrFormat("zstd %d -> %d bytes", stats.bits_bytes,
+                            stats.payload_bytes)
+          : std::string("uncompressed"),
+      stats.bits_bytes);
+  if (keys == 0) {
+    text += "bits per key:   - (no keys)\n";
+  } else {
+    absl::StrAppendFormat(
+        &text, "bits per key:   %.2f (%.2f with the %d-byte %s)\n",
+        8.0 * static_cast<double>(stats.bits_bytes) / static_cast<double>(keys),
+        8.0 * static_cast<double>(stats.total_bytes) /
+            static_cast<double>(keys),
+        stats.overhead_bytes,
+        stats.encoding == Encoding::kCompact ? "trailer" : "footer");
+  }
+  absl::StrAppendFormat(
+      &text,
+      "estimated FPR:  %.4g%% (k = %d, %d block%s of 16 x %d-bit lanes)\n",
+      100 * filter.EstimatedFpRate(), filter.num_probes(), filter.num_blocks(),
+      filter.num_blocks() == 1 ? "" : "s", filter.lane_bits());
+  std::fputs(text.c_str(), stdout);
+}
+
+}  // namespace
+
+int RunBuild(const std::vector<std::string>& args) {
+  if (args.size() != 1) {
+    return UsageError(
+        kCommand, absl::StrCat("expected one INPUT (a file, or - for standard "
+                               "input), got ",
+                               args.size(), " arguments"));
+  }
+  const std::string& input = args[0];
+  const std::string output = absl::GetFlag(FLAGS_o);
+  if (output.empty()) return UsageError(kCommand, "-o OUTPUT is required");
+  if (output == "-") {
+    return UsageError(kCommand,
+                      "-o must name a file: the filter is written to a "
+                      "temporary file beside it, then renamed");
+  }
+  absl::StatusOr<InputFormat> format = InputFormatFlag();
+  if (!format.ok()) return UsageError(kCommand, format.status());
+  absl::StatusOr<FilterOptions> options = FilterOptionsFromFlags();
+  if (!options.ok()) return UsageError(kCommand, options.status());
+  absl::StatusOr<WriteOptions> write_options = WriteOptionsFromFlags();
+  if (!write_options.ok()) {
+    return UsageError(kCommand, write_options.status());
+  }
+  absl::StatusOr<FilterBuilder> builder = FilterBuilder::Create(*options);
+  if (!builder.ok()) return UsageError(kCommand, builder.status());
+
+  absl::StatusOr<std::unique_ptr<KeyReader>> reader =
+      KeyReader::Open(input, *format);
+  if (!reader.ok()) return Fail(kCommand, kExitBadInput, reader.status());
+  ProgressBar bar(::isatty(STDERR_FILENO) && !absl::GetFlag(FLAGS_quiet),
+                  (*reader)->total_bytes());
+  std::string_view key;
+  uint64_t keys_read = 0;
+  while ((*reader)->Next(&key)) {
+    builder->Add(key);
+    ++keys_read;
+    bar.Update(keys_read, (*reader)->bytes_read());
+  }
+  if (!(*reader)->status().ok()) {
+    bar.Clear();
+    Fail(kCommand, kExitBadInput, (*reader)->status());
+    std::fprintf(stderr, "nothing written to %s\n", output.c_str());
+    return kExitBadInput;
+  }
+
+  bar.SetPhase("building the filter");
+  absl::StatusOr<Filter> filter = builder->Finish();
+  if (!filter.ok()) {
+    bar.Clear();
+    return Fail(
+        kCommand, kExitUsage,
+        absl::StrCat("cannot build the filter: ", filter.status().ToString()));
+  }
+  bar.SetPhase("writing " + output);
+  std::string block;
+  WriteStats stats;
+  absl::Status status = AppendFilter(*filter, *write_options, &block, &stats);
+  if (status.ok()) status = WriteFileAtomically(output, block);
+  bar.Clear();
+  if (!status.ok()) {
+    Fail(kCommand, kExitWriteError, status);
+    std::fprintf(stderr, "nothing written to %s\n", output.c_str());
+    return kExitWriteError;
+  }
+  PrintSummary(keys_read, *filter, output, stats, write_options->compression);
+  return kExitOk;
+}
+
+}  // namespace blockbloom::cli

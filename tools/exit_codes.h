@@ -1,0 +1,20 @@
+// The exit codes of the blockbloom tool (a contract; see `blockbloom --help`).
+#ifndef BLOCKBLOOM_TOOLS_EXIT_CODES_H_
+#define BLOCKBLOOM_TOOLS_EXIT_CODES_H_
+
+namespace blockbloom::cli {
+
+enum ExitCode : int {
+  kExitOk = 0,
+  // Bad command line: unknown command or flag, a flag the command does not
+  // take, a bad flag value, missing or extra arguments.
+  kExitUsage = 1,
+  // A file could not be read, or is not a valid filter (or valid input).
+  kExitBadInput = 2,
+  // Writing the output failed (nothing is left behind).
+  kExitWriteError = 3,
+};
+
+}  // namespace blockbloom::cli
+
+#endif  // BLOCKBLOOM_TOOLS_EXIT_CODES_H_

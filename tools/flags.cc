@@ -1,0 +1,130 @@
+#include "tools/flags.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/flags/flag.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+// Help texts are shown under each command by `blockbloom help` (usage.cc).
+ABSL_FLAG(double, bits_per_key, 10,
+          "Filter bits per distinct key; fractional values are fine. The "
+          "default sizing (10 bits/key: about 0.96% false positives).");
+ABSL_FLAG(double, fp_rate, 0,
+          "Instead of --bits_per_key: the smallest filter whose expected "
+          "false-positive rate is at most this, 0 < P < 1.");
+ABSL_FLAG(uint64_t, seed, 0,
+          "Hash seed, stored in the filter. Use a secret random one where "
+          "other people choose the keys.");
+ABSL_FLAG(std::string, compression, "none",
+          "none or zstd. zstd implies the full encoding; a well-sized "
+          "filter's bits are random and do not shrink, a sparse one's do.");
+ABSL_FLAG(int, zstd_level, 3, "zstd level, 1 (fast) to 19 (small).");
+ABSL_FLAG(
+    std::string, encoding, "auto",
+    "auto, compact or full. compact: a trailer of a few bytes (8 more "
+    "with a seed), no key count, no compression. full: a 56-byte footer with "
+    "the key count and a checksum. auto: compact for uncompressed "
+    "filters under 1 KiB of bits, full otherwise.");
+ABSL_FLAG(std::string, input_format, "lines",
+          "lines: one key per line, the bytes before each '\\n' (a '\\r' is "
+          "part of the key; an empty line is the empty key). lenprefixed: "
+          "each key is a 4-byte little-endian length, then that many bytes.");
+ABSL_FLAG(std::string, o, "",
+          "The filter file to write (required). Written to a temporary file "
+          "in the same directory, then renamed: a failed build leaves "
+          "nothing behind.");
+ABSL_FLAG(bool, quiet, false,
+          "No progress bar (it is shown only when stderr is a terminal).");
+ABSL_FLAG(bool, json, false,
+          "Print one JSON object with stable field names instead of text.");
+ABSL_FLAG(bool, count, false,
+          "Print only {\"queried\": N, \"may_contain\": M} instead of a line "
+          "per key.");
+ABSL_FLAG(uint64_t, keys, 1'000'000,
+          "Keys to build the filter from; as many absent keys are probed.");
+
+namespace blockbloom::cli {
+
+absl::StatusOr<InputFormat> InputFormatFlag() {
+  const std::string value = absl::GetFlag(FLAGS_input_format);
+  if (value == "lines") return InputFormat::kLines;
+  if (value == "lenprefixed") return InputFormat::kLengthPrefixed;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--input_format=", value, ": expected lines or lenprefixed"));
+}
+
+absl::StatusOr<Compression> CompressionFlag() {
+  const std::string value = absl::GetFlag(FLAGS_compression);
+  if (value == "none") return Compression::kNone;
+  if (value == "zstd") return Compression::kZstd;
+  return absl::InvalidArgumentError(
+      absl::StrCat("--compression=", value, ": expected none or zstd"));
+}
+
+absl::StatusOr<Encoding> EncodingFlag() {
+  const std::string value = absl::GetFlag(FLAGS_encoding);
+  if (value == "auto") return Encoding::kAuto;
+  if (value == "compact") return Encoding::kCompact;
+  if (value == "full") return Encoding::kFull;
+  return absl::InvalidArgumentError(
+      absl::StrCat("--encoding=", value, ": expected auto, compact or full"));
+}
+
+namespace {
+std::vector<std::string>& GivenFlags() {
+  static auto* names = new std::vector<std::string>;
+  return *names;
+}
+}  // namespace
+
+void SetGivenFlags(std::vector<std::string> names) {
+  GivenFlags() = std::move(names);
+}
+
+bool FlagGiven(std::string_view name) {
+  const std::vector<std::string>& names = GivenFlags();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+absl::StatusOr<FilterOptions> FilterOptionsFromFlags() {
+  if (FlagGiven("bits_per_key") && FlagGiven("fp_rate")) {
+    return absl::InvalidArgumentError(
+        "give --bits_per_key or --fp_rate, not both");
+  }
+  FilterOptions options;
+  options.bits_per_key = absl::GetFlag(FLAGS_bits_per_key);
+  options.fp_rate = absl::GetFlag(FLAGS_fp_rate);
+  options.seed = absl::GetFlag(FLAGS_seed);
+  if (FlagGiven("fp_rate") && !(options.fp_rate > 0 && options.fp_rate < 1)) {
+    // FilterOptions reads 0 as "not set"; on the command line it is an error.
+    return absl::InvalidArgumentError(
+        absl::StrCat("--fp_rate=", options.fp_rate, ": expected 0 < P < 1"));
+  }
+  return options;
+}
+
+absl::StatusOr<WriteOptions> WriteOptionsFromFlags() {
+  WriteOptions options;
+  absl::StatusOr<Encoding> encoding = EncodingFlag();
+  if (!encoding.ok()) return encoding.status();
+  absl::StatusOr<Compression> compression = CompressionFlag();
+  if (!compression.ok()) return compression.status();
+  options.encoding = *encoding;
+  options.compression = *compression;
+  options.zstd_level = absl::GetFlag(FLAGS_zstd_level);
+  if (options.zstd_level < 1 || options.zstd_level > 19) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--zstd_level=", options.zstd_level, ": expected 1 to 19"));
+  }
+  if (options.compression == Compression::kZstd &&
+      options.encoding == Encoding::kCompact) {
+    return absl::InvalidArgumentError(
+        "--compression=zstd needs the full encoding (--encoding=full or "
+        "auto); the compact one stores the bits as they are");
+  }
+  return options;
+}
+
+}  // namespace blockbloom::cli

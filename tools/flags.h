@@ -1,0 +1,54 @@
+// The tool's flags (absl). One set for all commands; each command lists the
+// ones it takes (commands.cc), and giving another is a usage error.
+#ifndef BLOCKBLOOM_TOOLS_FLAGS_H_
+#define BLOCKBLOOM_TOOLS_FLAGS_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/flags/declare.h"
+#include "absl/status/statusor.h"
+#include "blockbloom/filter.h"
+#include "blockbloom/format.h"
+#include "tools/key_reader.h"
+
+ABSL_DECLARE_FLAG(double, bits_per_key);
+ABSL_DECLARE_FLAG(double, fp_rate);
+ABSL_DECLARE_FLAG(uint64_t, seed);
+ABSL_DECLARE_FLAG(std::string, compression);
+ABSL_DECLARE_FLAG(int, zstd_level);
+ABSL_DECLARE_FLAG(std::string, encoding);
+ABSL_DECLARE_FLAG(std::string, input_format);
+ABSL_DECLARE_FLAG(std::string, o);
+ABSL_DECLARE_FLAG(bool, quiet);
+ABSL_DECLARE_FLAG(bool, json);
+ABSL_DECLARE_FLAG(bool, count);
+ABSL_DECLARE_FLAG(uint64_t, keys);
+
+namespace blockbloom::cli {
+
+// The values of the string-valued flags; InvalidArgument naming the flag and
+// the values it takes.
+absl::StatusOr<InputFormat> InputFormatFlag();
+absl::StatusOr<Compression> CompressionFlag();
+absl::StatusOr<Encoding> EncodingFlag();
+
+// Which flags the command line gave (names without dashes; "nofoo" is
+// recorded as "foo"), set by main before a command runs.
+void SetGivenFlags(std::vector<std::string> names);
+bool FlagGiven(std::string_view name);
+
+// FilterOptions from --bits_per_key, --fp_rate and --seed. InvalidArgument
+// if both --bits_per_key and --fp_rate are given (the builder checks the
+// values themselves).
+absl::StatusOr<FilterOptions> FilterOptionsFromFlags();
+
+// WriteOptions from --encoding, --compression and --zstd_level.
+// InvalidArgument for a bad value, or zstd with the compact encoding.
+absl::StatusOr<WriteOptions> WriteOptionsFromFlags();
+
+}  // namespace blockbloom::cli
+
+#endif  // BLOCKBLOOM_TOOLS_FLAGS_H_

@@ -1,0 +1,23 @@
+// The tool's help text, built from the command table (commands.cc) and the
+// flags' own help strings (flags.cc), so that it cannot drift from them.
+#ifndef BLOCKBLOOM_TOOLS_USAGE_H_
+#define BLOCKBLOOM_TOOLS_USAGE_H_
+
+#include <string>
+
+#include "tools/commands.h"
+
+namespace blockbloom::cli {
+
+// Everything: commands, their flags, input formats, exit codes.
+std::string FullHelp();
+// One command, with its flags and the exit codes.
+std::string CommandHelp(const Command& command);
+// The exit codes, a contract.
+std::string ExitCodesHelp();
+// A few lines for a usage error without a command.
+std::string ShortUsage();
+
+}  // namespace blockbloom::cli
+
+#endif  // BLOCKBLOOM_TOOLS_USAGE_H_
