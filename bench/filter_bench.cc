@@ -92,9 +92,10 @@ constexpr size_t kChunk = size_t{1} << 16;  // member hashes per generated run
 // LevelDB sizes one filter per ~2 KiB data block, and its 32-bit hash makes
 // large filters meaningless (a 32-bit collision is a false positive: 5% at
 // 256 MiB); its unblocked inserts are also the slowest to set up. The exact
-// set needs ~9 bytes per key (9.6 GB for the 1 GiB filter's 858M keys).
+// set's inserts are random cache misses too (215M of them, ~40 s, for the
+// 256 MiB filter's keys; 9.6 GB of table for the 1 GiB filter's).
 constexpr size_t kMaxLevelDbBytes = 16 * MiB;
-constexpr size_t kMaxSetBytes = 256 * MiB;
+constexpr size_t kMaxSetBytes = 16 * MiB;
 // From this size on, the standard filter's bits are set at n*k ideal random
 // positions in address order rather than by inserting n keys (k random
 // cache misses each: about two minutes for 1 GiB here).

@@ -2,13 +2,16 @@
 """Turns one run of filter_bench (JSON) and fpr_sweep (CSV) into the tables
 and gnuplot PNGs of docs/BENCHMARKS.md.
 
-  summarize.py --json bench.json --fpr fpr.csv --out DIR [--doc BENCHMARKS.md]
+  summarize.py --json bench.json --fpr fpr.csv --out RUN_DIR
+               [--publish DIR --doc BENCHMARKS.md]
 
-Writes DIR/results.md (every row: median, min-max over the interleaved
-repetitions, ratios, FPR), DIR/*.png and the data and scripts behind them.
-With --doc, replaces the text between the RESULTS markers of that file with
-the headline tables, the targets and the run's context. Standard library
-only; gnuplot (gnuplot-nox) draws the plots.
+Writes RUN_DIR/results.md (every row: median, min-max over the interleaved
+repetitions, ratios, FPR), RUN_DIR/*.png and, in RUN_DIR/plotdata, the data
+and gnuplot scripts behind them. With --publish, copies the PNGs,
+results.md and the raw results to DIR; with --doc, replaces the text
+between the RESULTS markers of that file with the headline tables, the
+targets and the run's context, linking to DIR. Standard library only;
+gnuplot (gnuplot-nox) draws the plots.
 """
 
 import argparse
@@ -18,6 +21,7 @@ import json
 import math
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -72,7 +76,7 @@ PROBE_RE = re.compile(
     r"/bpk:(?P<bpk>[^/]+)/bytes:(?P<bytes>\d+)$")
 BUILD_RE = re.compile(
     r"^build/(?P<filter>[^/]+)/(?P<input>[^/]+)/bpk:(?P<bpk>[^/]+)"
-    r"/keys:(?P<keys>\d+)$")
+    r"/keys:(?P<keys>\d+)(?:/iterations:\d+)?$")
 
 
 class Cell:
@@ -230,7 +234,7 @@ def build_table(builds):
     return head + "\n".join(rows) + "\n"
 
 
-def targets(probes, builds):
+def targets(probes, builds, fpr_rows):
     """The issue's targets, computed from this run."""
     rows = []
     big = [s for s in sizes_of(probes) if s >= 256 << 20]
@@ -280,6 +284,22 @@ def targets(probes, builds):
             line("build >= 2x RocksDB's builder", f"{n:,} keys",
                  f"{r:.2f}x ({fmt(bb.median)} vs {fmt(c.median)} ns/key)",
                  ">= 2x", r >= 2)
+    by = collections.defaultdict(dict)
+    for r in fpr_rows:
+        by[float(r["bits_per_key"])][r["filter"]] = r
+    for c in (10.0, 16.0):
+        bb, fl = by.get(c, {}).get("blockbloom"), by.get(c, {}).get("fastlocal")
+        if bb and fl:
+            a, b = float(bb["measured"]), float(fl["measured"])
+            # Within 2 standard errors of FastLocalBloom's rate counts as equal.
+            se = math.sqrt(b * (1 - b) / max(1, int(fl["probes"])))
+            line("accuracy: FastLocalBloom's FPR or better", f"{c:g} bits/key",
+                 f"{a * 100:.4f}% vs {b * 100:.4f}%", "<= FastLocalBloom's",
+                 a <= b + 2 * se)
+    keyed = sorted({k[2] for k in probes if k[2].startswith("key")})
+    if keyed:
+        line("hash-inclusive figures, keys cache-resident", ", ".join(keyed),
+             "tables below", "reported", True)
     head = ("| target | where | measured (blockbloom vs other) | goal | |\n"
             "|---|---|---|---|---|\n")
     return head + "\n".join(rows) + "\n"
@@ -327,7 +347,8 @@ def speed_plot(probes, out, inp, bpk, ops, png):
                    if (f, op, inp, bpk, s) in probes]
             if not pts:
                 continue
-            dat = os.path.join(out, f"speed_{inp}_{op}_bpk{bpk:g}_{f}.dat")
+            dat = os.path.join(out, "plotdata",
+                               f"speed_{inp}_{op}_bpk{bpk:g}_{f}.dat")
             with open(dat, "w") as fh:
                 fh.write("# bytes median min max\n")
                 for s, c in pts:
@@ -338,7 +359,7 @@ def speed_plot(probes, out, inp, bpk, ops, png):
             legend[f] = (f"NaN with linespoints {style} title '{label}' "
                          "noenhanced")
             series.append(
-                f"'{os.path.basename(dat)}' using 1:2:3:4 with yerrorlines "
+                f"'plotdata/{os.path.basename(dat)}' using 1:2:3:4 with yerrorlines "
                 f"{style} notitle")
         title = {"single": "single probes", "batch32": "batch of 32",
                  "batch1024": "batch of 1024"}[op]
@@ -376,11 +397,11 @@ def speed_plot(probes, out, inp, bpk, ops, png):
             legend[f] for f, _ in FILTERS if f in legend),
         "unset multiplot",
     ]
-    gp = os.path.join(out, png.replace(".png", ".gp"))
     cwd = os.getcwd()
     os.chdir(out)
     try:
-        gnuplot("\n".join(script) + "\n", os.path.basename(gp))
+        gnuplot("\n".join(script) + "\n",
+                os.path.join("plotdata", png.replace(".png", ".gp")))
     finally:
         os.chdir(cwd)
     return png
@@ -395,14 +416,14 @@ def fpr_plot(rows, out, png="fpr.png"):
         pts = sorted(by.get(f, []), key=lambda r: float(r["bits_per_key"]))
         if not pts:
             continue
-        dat = os.path.join(out, f"fpr_{f}.dat")
+        dat = os.path.join(out, "plotdata", f"fpr_{f}.dat")
         with open(dat, "w") as fh:
             fh.write("# bits/key measured theory k\n")
             for r in pts:
                 m = float(r["measured"])
                 fh.write(f"{r['bits_per_key']} {m if m > 0 else 'NaN'} "
                          f"{r['theory']} {r['k']}\n")
-        base = os.path.basename(dat)
+        base = "plotdata/" + os.path.basename(dat)
         series.append(f"'{base}' using 1:3 with lines lw 2 lc rgb '{COLORS[f]}' "
                       f"title '{label}: theory' noenhanced")
         series.append(f"'{base}' using 1:2 with points pt {pt} ps 1.3 "
@@ -422,7 +443,7 @@ def fpr_plot(rows, out, png="fpr.png"):
     cwd = os.getcwd()
     os.chdir(out)
     try:
-        gnuplot("\n".join(script) + "\n", "fpr.gp")
+        gnuplot("\n".join(script) + "\n", os.path.join("plotdata", "fpr.gp"))
     finally:
         os.chdir(cwd)
     return png
@@ -452,6 +473,7 @@ def main():
     ap.add_argument("--json", required=True)
     ap.add_argument("--fpr", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--publish")
     ap.add_argument("--doc")
     ap.add_argument("--reps", default="?")
     ap.add_argument("--command", default="bench/run")
@@ -462,7 +484,7 @@ def main():
     ctx["bench_command"] = args.command
     with open(args.fpr) as f:
         fpr_rows = list(csv.DictReader(f))
-    os.makedirs(args.out, exist_ok=True)
+    os.makedirs(os.path.join(args.out, "plotdata"), exist_ok=True)
 
     pngs = []
     for inp, bpk, ops in [("hash", 10.0, ["single", "batch32", "batch1024"]),
@@ -497,13 +519,20 @@ def main():
     with open(os.path.join(args.out, "results.md"), "w") as f:
         f.write("\n".join(full))
 
+    if args.publish:
+        os.makedirs(args.publish, exist_ok=True)
+        for name in pngs + ["results.md"]:
+            shutil.copy(os.path.join(args.out, name), args.publish)
+        shutil.copy(args.json, os.path.join(args.publish, "bench.json"))
+        shutil.copy(args.fpr, os.path.join(args.publish, "fpr.csv"))
     if not args.doc:
         return
-    rel = os.path.relpath(args.out, os.path.dirname(os.path.abspath(args.doc)))
+    assets = args.publish or args.out
+    rel = os.path.relpath(assets, os.path.dirname(os.path.abspath(args.doc)))
     parts = [BEGIN, "",
              f"Latest run ({args.reps} interleaved repetitions per row, "
              f"{args.elapsed} in all):\n", context_md(ctx),
-             "### Targets\n", targets(probes, builds)]
+             "### Targets\n", targets(probes, builds, fpr_rows)]
     heads = [("single", "hash", 10.0), ("batch32", "hash", 10.0),
              ("batch1024", "hash", 10.0), ("single", "hash", 16.0),
              ("batch32", "hash", 16.0), ("single", "key16", 10.0),
