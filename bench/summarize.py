@@ -8,7 +8,7 @@ and gnuplot PNGs of docs/BENCHMARKS.md.
 Writes RUN_DIR/results.md (every row: median, min-max over the interleaved
 repetitions, ratios, FPR), RUN_DIR/*.png and, in RUN_DIR/plotdata, the data
 and gnuplot scripts behind them. With --publish, copies the PNGs,
-results.md and the raw results to DIR; with --doc, replaces the text
+results.md, fpr.csv and every repetition (bench.csv) to DIR; with --doc, replaces the text
 between the RESULTS markers of that file with the headline tables, the
 targets and the run's context, linking to DIR. Standard library only;
 gnuplot (gnuplot-nox) draws the plots.
@@ -523,13 +523,28 @@ def main():
         os.makedirs(args.publish, exist_ok=True)
         for name in pngs + ["results.md"]:
             shutil.copy(os.path.join(args.out, name), args.publish)
-        shutil.copy(args.json, os.path.join(args.publish, "bench.json"))
+        # The raw repetitions, compactly (the full JSON stays in the run
+        # folder): one row per benchmark run.
+        with open(args.json) as f:
+            raw = json.load(f)
+        with open(os.path.join(args.publish, "bench.csv"), "w") as f:
+            w = csv.writer(f)
+            w.writerow(["name", "ns_per_item", "fpr_percent", "huge_percent",
+                        "iterations"])
+            for b in raw["benchmarks"]:
+                if b.get("run_type") != "iteration":
+                    continue
+                per = b.get("ns/probe", b.get("ns/key", float("nan")))
+                w.writerow([b["name"], f"{per * 1e9:.4g}",
+                            f"{b.get('fpr%', float('nan')):.4g}",
+                            f"{b.get('huge%', float('nan')):.3g}",
+                            b["iterations"]])
         shutil.copy(args.fpr, os.path.join(args.publish, "fpr.csv"))
     if not args.doc:
         return
     assets = args.publish or args.out
     rel = os.path.relpath(assets, os.path.dirname(os.path.abspath(args.doc)))
-    parts = [BEGIN, "",
+    parts = [BEGIN, "", "## Latest results\n",
              f"Latest run ({args.reps} interleaved repetitions per row, "
              f"{args.elapsed} in all):\n", context_md(ctx),
              "### Targets\n", targets(probes, builds, fpr_rows)]
