@@ -22,6 +22,7 @@
 #include <rocksdb/version.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 #if !(ROCKSDB_MAJOR == 7 && ROCKSDB_MINOR == 8)
@@ -58,6 +59,15 @@ class FilterBitsReader {
   virtual void MayMatch(int num_keys, Slice** keys, bool* may_match) {
     for (int i = 0; i < num_keys; ++i) may_match[i] = MayMatch(*keys[i]);
   }
+};
+
+// The built-in readers' base: it adds probing by a precomputed hash (slot 2
+// of the builtin readers' vtables). Only the benchmarks use it, to drive
+// RocksDB's own FastLocalBloom reader with pre-hashed keys.
+class BuiltinFilterBitsReader : public FilterBitsReader {
+ public:
+  ~BuiltinFilterBitsReader() override {}
+  virtual bool HashMayMatch(const uint64_t h) = 0;
 };
 
 }  // namespace ROCKSDB_NAMESPACE
