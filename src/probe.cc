@@ -184,7 +184,7 @@ const Kernels* ActiveKernels() {
   return HWY_DYNAMIC_DISPATCH(GetKernels)();
 }
 
-// Scalar-lane filters are small (under kScalarLaneMaxBlocks blocks, so in
+// Scalar-lane filters are small (at most kSmallFilterMaxBits bits, so in
 // cache): the scalar reference probes them.
 namespace {
 

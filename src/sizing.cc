@@ -14,7 +14,7 @@
 // all missed) and using the independence of the keys' lane sets:
 //
 //   P(pass | i) = sum_{A subset of Q} (-1)^|A| g(A)^i,
-//   g(A) = E_S[ w^{|S intersect A|} ]   (S uniform over the 128 lane sets).
+//   g(A) = E_S[ w^{|S intersect A|} ]   (S uniform over the 240 lane sets).
 //
 // A block's load i is Binomial(n, 1/b), and E[g^i] = (1 - (1 - g)/b)^n, so
 //

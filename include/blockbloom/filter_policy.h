@@ -31,7 +31,7 @@ class FilterPolicy {
  public:
   struct Options {
     // Bits of filter per key, fractional values allowed. Each filter block
-    // also carries its trailer (2 bytes for the small per-data-block filters
+    // also carries its trailer (3 bytes for the small per-data-block filters
     // of LevelDB, 56 for per-SSTable filters): docs/FORMAT.md.
     double bits_per_key = 10;
     // Hash seed. Must be the same for the builder and reader of a DB (it is

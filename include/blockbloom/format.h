@@ -10,7 +10,7 @@
 //   }
 //
 // Two encodings share one reader:
-// - compact: the bits, then a 2-byte trailer (10 with a seed). For the small
+// - compact: the bits, then a 3-byte trailer (11 with a seed). For the small
 //   filters LevelDB builds per data block (37-140 keys), where a 56-byte
 //   footer would cost 12 bits per key.
 // - full: the bits (optionally zstd-compressed), then a 56-byte footer with
@@ -31,7 +31,7 @@ namespace blockbloom {
 
 enum class Encoding : uint8_t {
   kAuto,     // compact for uncompressed filters under 1 KiB, else full
-  kCompact,  // bits + 2-byte trailer (+8 with a non-zero seed); no key count,
+  kCompact,  // bits + 3-byte trailer (+8 with a non-zero seed); no key count,
              // no compression; only the shapes the sizing functions give
   kFull,     // bits or zstd frame + 56-byte footer
 };
@@ -73,7 +73,7 @@ absl::StatusOr<std::string> SerializeFilter(const Filter& filter,
                                             const WriteOptions& options = {});
 
 struct ReadOptions {
-  // Verify the checksum (CRC-8 of the compact encoding, 32-bit XXH3 of the
+  // Verify the checksum (CRC-16 of the compact encoding, 32-bit XXH3 of the
   // full one). Skip it only for bytes the storage engine has verified itself
   // (a block checksum): a flipped bit in unverified bits can turn a stored
   // key into a false negative.

@@ -7,7 +7,7 @@
 //   leveldb::DB::Open(options, path, &db);
 //
 // LevelDB builds one filter per ~2 KiB of data-block offsets (in practice one
-// per data block, ~37-140 keys), so filters use the compact encoding: 2 bytes
+// per data block, ~37-140 keys), so filters use the compact encoding: 3 bytes
 // of trailer with a CRC, and no rounding of the bits to 64-byte lines.
 // Filters are stored under "filter.blockbloom.v1": a DB written with another
 // policy (or none) is read correctly, with its old filters ignored, and a DB

@@ -5,7 +5,7 @@
 // binomial), and an overloaded block answers "maybe" far more often than the
 // average one. These functions use the exact expectation for this layout
 // (a binomial mixture over block loads of the per-block rate, with the
-// per-block rate computed over blockbloom's 128 lane sets); see
+// per-block rate computed over blockbloom's 240 lane sets); see
 // docs/ARCHITECTURE.md for the derivation. The textbook formula says 0.84% at
 // 10 bits/key; the truth for this layout is 0.96%.
 //
