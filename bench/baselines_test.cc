@@ -29,6 +29,7 @@
 #include "gtest/gtest.h"
 #include "leveldb/filter_policy.h"
 #include "leveldb/slice.h"
+#include "tests/hwy_targets.h"
 
 namespace blockbloom::bench {
 namespace {
@@ -247,18 +248,11 @@ TEST(FastLocalBloom, RunsTheAvx2KernelHere) {
 
 template <typename Body>
 void ForEachTarget(Body body) {
-  const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
-  ASSERT_FALSE(targets.empty());
-  for (int64_t target : targets) {
-    hwy::SetSupportedTargetsForTest(target);
-    hwy::GetChosenTarget().Update(hwy::SupportedTargets());
-    SCOPED_TRACE(hwy::TargetName(target));
-    ASSERT_STREQ(parquet::ActiveKernels()->target_name,
-                 hwy::TargetName(target));
-    body(*parquet::ActiveKernels());
-  }
-  hwy::SetSupportedTargetsForTest(0);
-  hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+  blockbloom::testing::ForEachHwyTarget(
+      [](const char* name) {
+        ASSERT_STREQ(parquet::ActiveKernels()->target_name, name);
+      },
+      [&] { body(*parquet::ActiveKernels()); });
 }
 
 std::vector<uint64_t> RandomHashes(size_t n, uint64_t seed) {

@@ -15,6 +15,7 @@
 #include "src/hash_inl.h"
 #include "src/layout.h"
 #include "src/probe.h"
+#include "tests/hwy_targets.h"
 
 namespace blockbloom::internal {
 namespace {
@@ -22,17 +23,8 @@ namespace {
 // Runs body() once per target, with that target forced for dispatch.
 template <typename Body>
 void ForEachTarget(Body body) {
-  const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
-  ASSERT_FALSE(targets.empty());
-  for (int64_t target : targets) {
-    hwy::SetSupportedTargetsForTest(target);
-    hwy::GetChosenTarget().Update(hwy::SupportedTargets());
-    SCOPED_TRACE(hwy::TargetName(target));
-    ASSERT_STREQ(ActiveTargetName(), hwy::TargetName(target));
-    body();
-  }
-  hwy::SetSupportedTargetsForTest(0);
-  hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+  testing::ForEachHwyTarget(
+      [](const char* name) { ASSERT_STREQ(ActiveTargetName(), name); }, body);
 }
 
 TEST(SimdTest, TestsMoreThanOneTargetOnX86) {

@@ -15,23 +15,15 @@
 #include "src/atomic_bits.h"
 #include "src/layout.h"
 #include "src/probe.h"
+#include "tests/hwy_targets.h"
 
 namespace blockbloom::internal {
 namespace {
 
 template <typename Body>
 void ForEachTarget(Body body) {
-  const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
-  ASSERT_FALSE(targets.empty());
-  for (int64_t target : targets) {
-    hwy::SetSupportedTargetsForTest(target);
-    hwy::GetChosenTarget().Update(hwy::SupportedTargets());
-    SCOPED_TRACE(hwy::TargetName(target));
-    ASSERT_STREQ(ActiveTargetName(), hwy::TargetName(target));
-    body();
-  }
-  hwy::SetSupportedTargetsForTest(0);
-  hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+  testing::ForEachHwyTarget(
+      [](const char* name) { ASSERT_STREQ(ActiveTargetName(), name); }, body);
 }
 
 // Random hashes with repeats (so that "already present" is exercised) and
