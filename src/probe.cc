@@ -92,21 +92,33 @@ bool ProbeKey(const FilterRef& f, std::string_view key) {
   return ProbeHash(f, Hash64(key, f.seed));
 }
 
-// Pass 1 computes and prefetches the chunk's blocks, pass 2 tests them.
-void ProbeHashes(const FilterRef& f, const uint64_t* hashes, size_t n,
-                 bool* results) {
-  const uint8_t* blocks[kBatchChunk];
+// The batch loop of every kernel below: for each chunk of kBatchChunk
+// hashes, pass 1 computes and prefetches the blocks, pass 2 calls
+// fn(index, block, low hash word), so the chunk's cache misses overlap.
+template <typename Byte, typename Fn>
+HWY_INLINE void ForEachPrefetchedBlock(Byte* bits, uint64_t num_blocks,
+                                       const uint64_t* hashes, size_t n,
+                                       Fn fn) {
+  Byte* blocks[kBatchChunk];
   for (size_t start = 0; start < n; start += kBatchChunk) {
     const size_t m = n - start < kBatchChunk ? n - start : kBatchChunk;
     for (size_t j = 0; j < m; ++j) {
-      blocks[j] = BlockOf(f, hashes[start + j]);
+      blocks[j] =
+          bits + BlockIndex(hashes[start + j], num_blocks) * kBlockBytes;
       hwy::Prefetch(blocks[j]);
     }
     for (size_t j = 0; j < m; ++j) {
-      results[start + j] = ProbeBlock(
-          blocks[j], static_cast<uint32_t>(hashes[start + j]), f.lane_sets);
+      fn(start + j, blocks[j], static_cast<uint32_t>(hashes[start + j]));
     }
   }
+}
+
+void ProbeHashes(const FilterRef& f, const uint64_t* hashes, size_t n,
+                 bool* results) {
+  ForEachPrefetchedBlock(f.bits, f.num_blocks, hashes, n,
+                         [&](size_t i, const uint8_t* block, uint32_t lo) {
+                           results[i] = ProbeBlock(block, lo, f.lane_sets);
+                         });
 }
 
 void ProbeKeys(const FilterRef& f, const std::string_view* keys, size_t n,
@@ -121,19 +133,10 @@ void ProbeKeys(const FilterRef& f, const std::string_view* keys, size_t n,
 
 void InsertBatch(const FilterRef& f, uint8_t* bits, const uint64_t* hashes,
                  size_t n) {
-  uint8_t* blocks[kBatchChunk];
-  for (size_t start = 0; start < n; start += kBatchChunk) {
-    const size_t m = n - start < kBatchChunk ? n - start : kBatchChunk;
-    for (size_t j = 0; j < m; ++j) {
-      blocks[j] =
-          bits + BlockIndex(hashes[start + j], f.num_blocks) * kBlockBytes;
-      hwy::Prefetch(blocks[j]);
-    }
-    for (size_t j = 0; j < m; ++j) {
-      InsertBlock(blocks[j], static_cast<uint32_t>(hashes[start + j]),
-                  f.lane_sets);
-    }
-  }
+  ForEachPrefetchedBlock(bits, f.num_blocks, hashes, n,
+                         [&](size_t, uint8_t* block, uint32_t lo) {
+                           InsertBlock(block, lo, f.lane_sets);
+                         });
 }
 
 bool AddOne(const FilterRef& f, uint8_t* bits, uint64_t hash) {
@@ -143,22 +146,14 @@ bool AddOne(const FilterRef& f, uint8_t* bits, uint64_t hash) {
 
 size_t AddBatch(const FilterRef& f, uint8_t* bits, const uint64_t* hashes,
                 size_t n, bool* added) {
-  uint8_t* blocks[kBatchChunk];
   size_t count = 0;
-  for (size_t start = 0; start < n; start += kBatchChunk) {
-    const size_t m = n - start < kBatchChunk ? n - start : kBatchChunk;
-    for (size_t j = 0; j < m; ++j) {
-      blocks[j] =
-          bits + BlockIndex(hashes[start + j], f.num_blocks) * kBlockBytes;
-      hwy::Prefetch(blocks[j]);
-    }
-    for (size_t j = 0; j < m; ++j) {
-      const bool changed = AddBlock(
-          blocks[j], static_cast<uint32_t>(hashes[start + j]), f.lane_sets);
-      count += changed;
-      if (added != nullptr) added[start + j] = changed;
-    }
-  }
+  ForEachPrefetchedBlock(bits, f.num_blocks, hashes, n,
+                         [&](size_t i, uint8_t* block, uint32_t lo) {
+                           const bool changed =
+                               AddBlock(block, lo, f.lane_sets);
+                           count += changed;
+                           if (added != nullptr) added[i] = changed;
+                         });
   return count;
 }
 
