@@ -1,0 +1,448 @@
+#include "src/redis/router.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/time.h>
+
+#include <charconv>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+
+namespace blockbloom::redis::internal {
+namespace {
+
+// The CRC-16 of Redis Cluster: XMODEM (polynomial 0x1021, initial value 0,
+// no reflection), one table lookup per byte.
+constexpr std::array<uint16_t, 256> MakeCrc16Table() {
+  std::array<uint16_t, 256> table{};
+  for (int i = 0; i < 256; ++i) {
+    uint16_t crc = static_cast<uint16_t>(i << 8);
+    for (int bit = 0; bit < 8; ++bit) {
+      crc = (crc & 0x8000) ? static_cast<uint16_t>((crc << 1) ^ 0x1021)
+                           : static_cast<uint16_t>(crc << 1);
+    }
+    table[i] = crc;
+  }
+  return table;
+}
+constexpr std::array<uint16_t, 256> kCrc16Table = MakeCrc16Table();
+
+timeval TimevalOf(absl::Duration d) {
+  if (d <= absl::ZeroDuration()) d = absl::Seconds(1);
+  if (d == absl::InfiniteDuration()) d = absl::Hours(24);
+  return absl::ToTimeval(d);
+}
+
+// Writing to a socket whose peer has gone raises SIGPIPE, which kills a
+// process that has not ignored it. A library must not change the process's
+// signal dispositions, so SIGPIPE is blocked in this thread while we do I/O,
+// and one raised meanwhile is consumed before it is unblocked (the write
+// itself fails with EPIPE, which becomes a Status).
+class ScopedSigpipeBlock {
+ public:
+  ScopedSigpipeBlock() {
+    sigemptyset(&pipe_);
+    sigaddset(&pipe_, SIGPIPE);
+    sigset_t pending;
+    sigpending(&pending);
+    was_pending_ = sigismember(&pending, SIGPIPE) == 1;
+    pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
+  }
+  ~ScopedSigpipeBlock() {
+    if (!was_pending_) {
+      sigset_t pending;
+      sigpending(&pending);
+      if (sigismember(&pending, SIGPIPE) == 1) {
+        const timespec zero = {0, 0};
+        sigtimedwait(&pipe_, nullptr, &zero);
+      }
+    }
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+
+ private:
+  sigset_t pipe_;
+  sigset_t old_;
+  bool was_pending_;
+};
+
+bool ParseInt(std::string_view text, int* value) {
+  const auto [end, error] =
+      std::from_chars(text.data(), text.data() + text.size(), *value);
+  return error == std::errc() && end == text.data() + text.size();
+}
+
+}  // namespace
+
+uint16_t KeySlot(std::string_view key) {
+  const size_t open = key.find('{');
+  if (open != std::string_view::npos) {
+    const size_t close = key.find('}', open + 1);
+    if (close != std::string_view::npos && close > open + 1) {
+      key = key.substr(open + 1, close - open - 1);
+    }
+  }
+  uint16_t crc = 0;
+  for (unsigned char c : key) {
+    crc = static_cast<uint16_t>((crc << 8) ^ kCrc16Table[(crc >> 8) ^ c]);
+  }
+  return crc & (kClusterSlots - 1);
+}
+
+struct Router::Node {
+  std::string host;
+  int port = 0;
+  redisContext* context = nullptr;
+  // Per Execute(): the bytes to send and, for each reply expected, the
+  // request it answers (-1: the reply to an ASKING, to be dropped).
+  std::string out;
+  std::vector<long> expected;
+  // Commands written whose replies are not all read yet.
+  bool pending = false;
+
+  std::string Name() const { return absl::StrCat(host, ":", port); }
+  void Close() {
+    if (context != nullptr) redisFree(context);
+    context = nullptr;
+  }
+  ~Node() { Close(); }
+};
+
+Router::Router(const ConnectionOptions& options) : options_(options) {
+  slot_node_.fill(-1);
+}
+
+Router::~Router() = default;
+
+absl::StatusOr<std::unique_ptr<Router>> Router::Connect(
+    const ConnectionOptions& options) {
+  if (options.host.empty() || options.port <= 0 || options.port > 65535) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Redis address \"", options.host, ":", options.port, "\" is invalid"));
+  }
+  std::unique_ptr<Router> router(new Router(options));
+  router->nodes_.push_back(std::make_unique<Node>());
+  Node& seed = *router->nodes_[0];
+  seed.host = options.host;
+  seed.port = options.port;
+  ScopedSigpipeBlock no_sigpipe;
+  if (absl::Status s = router->ConnectNode(seed); !s.ok()) return s;
+  if (options.mode == ConnectionOptions::Mode::kStandalone) return router;
+
+  // Cluster or not: CLUSTER SLOTS answers an error on a standalone server.
+  std::string command;
+  AppendCommand(&command, {"CLUSTER", "SLOTS"});
+  router->cluster_ = true;
+  absl::Status loaded = router->LoadSlots(seed);
+  if (!loaded.ok()) {
+    router->cluster_ = false;
+    if (loaded.code() != absl::StatusCode::kFailedPrecondition ||
+        options.mode == ConnectionOptions::Mode::kCluster) {
+      return loaded;
+    }
+  }
+  if (router->cluster_ && options.database != 0) {
+    return absl::InvalidArgumentError(
+        "Redis Cluster has only database 0; remove the database from the "
+        "URL or options");
+  }
+  return router;
+}
+
+absl::Status Router::NodeFailed(Node& node, std::string_view doing) {
+  const redisContext* c = node.context;
+  const int err = c != nullptr ? c->err : REDIS_ERR_OTHER;
+  const std::string why = c != nullptr ? c->errstr : "out of memory";
+  node.Close();
+  slots_stale_ = cluster_;
+  const std::string message =
+      absl::StrCat("Redis ", node.Name(), ": ", Av(doing), " failed: ", why);
+  // hiredis reports a timeout of a blocking socket as an I/O error with
+  // EAGAIN ("Resource temporarily unavailable").
+  if ((err == REDIS_ERR_IO && (errno == EAGAIN || errno == EWOULDBLOCK ||
+                               errno == ETIMEDOUT || errno == EINPROGRESS)) ||
+      why.find("temporarily unavailable") != std::string::npos ||
+      why.find("timed out") != std::string::npos) {
+    return absl::DeadlineExceededError(
+        absl::StrCat(message,
+                     " (timeout; the connection was dropped and is "
+                     "reopened on the next call)"));
+  }
+  return absl::UnavailableError(message);
+}
+
+absl::Status Router::ConnectNode(Node& node) {
+  if (node.context != nullptr) return absl::OkStatus();
+  node.context = redisConnectWithTimeout(node.host.c_str(), node.port,
+                                         TimevalOf(options_.connect_timeout));
+  if (node.context == nullptr || node.context->err) {
+    return NodeFailed(node, "connect");
+  }
+  if (redisSetTimeout(node.context, TimevalOf(options_.command_timeout)) !=
+      REDIS_OK) {
+    return NodeFailed(node, "setting the timeout");
+  }
+  redisEnableKeepAlive(node.context);
+
+  // AUTH and SELECT, in one round trip.
+  std::string hello;
+  int replies = 0;
+  if (!options_.password.empty()) {
+    if (options_.username.empty()) {
+      AppendCommand(&hello, {"AUTH", options_.password});
+    } else {
+      AppendCommand(&hello, {"AUTH", options_.username, options_.password});
+    }
+    ++replies;
+  }
+  if (options_.database != 0 && !cluster_) {
+    AppendCommand(&hello, {"SELECT", std::to_string(options_.database)});
+    ++replies;
+  }
+  if (replies == 0) return absl::OkStatus();
+  redisAppendFormattedCommand(node.context, hello.data(), hello.size());
+  absl::Status status;
+  for (int i = 0; i < replies; ++i) {
+    void* raw = nullptr;
+    if (redisGetReply(node.context, &raw) != REDIS_OK) {
+      return NodeFailed(node, "AUTH/SELECT");
+    }
+    Reply reply(static_cast<redisReply*>(raw));
+    if (status.ok()) {
+      status =
+          CheckReply(*reply, absl::StrCat("Redis ", node.Name(),
+                                          i == 0 && !options_.password.empty()
+                                              ? ": AUTH"
+                                              : ": SELECT"));
+    }
+  }
+  ++round_trips_;
+  if (!status.ok()) {
+    node.Close();
+    if (status.code() == absl::StatusCode::kInternal &&
+        status.message().find("AUTH") != absl::string_view::npos) {
+      return absl::PermissionDeniedError(status.message());
+    }
+  }
+  return status;
+}
+
+int Router::NodeIndex(std::string_view host, int port) {
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (nodes_[i]->host == host && nodes_[i]->port == port) {
+      return static_cast<int>(i);
+    }
+  }
+  nodes_.push_back(std::make_unique<Node>());
+  nodes_.back()->host = std::string(host);
+  nodes_.back()->port = port;
+  return static_cast<int>(nodes_.size() - 1);
+}
+
+// CLUSTER SLOTS: [[start, end, [host, port, id, ...], replicas...], ...].
+absl::Status Router::LoadSlots(Node& node) {
+  if (absl::Status s = ConnectNode(node); !s.ok()) return s;
+  std::string command;
+  AppendCommand(&command, {"CLUSTER", "SLOTS"});
+  redisAppendFormattedCommand(node.context, command.data(), command.size());
+  void* raw = nullptr;
+  if (redisGetReply(node.context, &raw) != REDIS_OK) {
+    return NodeFailed(node, "CLUSTER SLOTS");
+  }
+  ++round_trips_;
+  Reply reply(static_cast<redisReply*>(raw));
+  if (reply->type == REDIS_REPLY_ERROR) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "Redis ", node.Name(),
+        " is not a cluster node: ", absl::string_view(reply->str, reply->len)));
+  }
+  const std::string asked_host = node.host;  // nodes_ may grow below
+  if (reply->type != REDIS_REPLY_ARRAY) {
+    return absl::InternalError("CLUSTER SLOTS: unexpected reply");
+  }
+  std::array<int16_t, kClusterSlots> map;
+  map.fill(-1);
+  for (size_t i = 0; i < reply->elements; ++i) {
+    const redisReply* range = reply->element[i];
+    if (range->type != REDIS_REPLY_ARRAY || range->elements < 3 ||
+        range->element[0]->type != REDIS_REPLY_INTEGER ||
+        range->element[1]->type != REDIS_REPLY_INTEGER ||
+        range->element[2]->type != REDIS_REPLY_ARRAY ||
+        range->element[2]->elements < 2) {
+      return absl::InternalError("CLUSTER SLOTS: malformed slot range");
+    }
+    const redisReply* master = range->element[2];
+    std::string host(master->element[0]->str, master->element[0]->len);
+    // An empty or "?" endpoint means "the address you reached me at".
+    if (host.empty() || host == "?") host = asked_host;
+    const int port = static_cast<int>(master->element[1]->integer);
+    const int index = NodeIndex(host, port);
+    const long long first = range->element[0]->integer;
+    const long long last = range->element[1]->integer;
+    for (long long slot = first; slot <= last && slot < kClusterSlots; ++slot) {
+      if (slot >= 0) map[slot] = static_cast<int16_t>(index);
+    }
+  }
+  slot_node_ = map;
+  slots_stale_ = false;
+  return absl::OkStatus();
+}
+
+absl::Status Router::RefreshSlots() {
+  absl::Status last = absl::UnavailableError("no cluster node to ask");
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    last = LoadSlots(*nodes_[i]);
+    if (last.ok()) return last;
+  }
+  return last;
+}
+
+absl::Status Router::Execute(absl::Span<const Request> requests,
+                             std::vector<Reply>* replies) {
+  replies->clear();
+  replies->resize(requests.size());
+  ScopedSigpipeBlock no_sigpipe;
+  if (cluster_ && slots_stale_) RefreshSlots().IgnoreError();
+
+  std::vector<size_t> todo(requests.size());
+  for (size_t i = 0; i < todo.size(); ++i) todo[i] = i;
+  // The node a request must be ASKed of (-1: follow the slot map).
+  std::vector<int> ask(requests.size(), -1);
+  for (int attempt = 0; attempt <= 5 && !todo.empty(); ++attempt) {
+    // Group by node: each node's commands in one buffer.
+    for (auto& node : nodes_) {
+      node->out.clear();
+      node->expected.clear();
+    }
+    for (size_t i : todo) {
+      int n = 0;
+      if (ask[i] >= 0) {
+        n = ask[i];
+        AppendCommand(&nodes_[n]->out, {"ASKING"});
+        nodes_[n]->expected.push_back(-1);
+      } else if (cluster_) {
+        n = slot_node_[requests[i].slot];
+        if (n < 0) {
+          return absl::UnavailableError(absl::StrCat(
+              "Redis Cluster: no node serves slot ", requests[i].slot,
+              " (is the cluster down or being resharded?)"));
+        }
+      }
+      nodes_[n]->out.append(requests[i].resp);
+      nodes_[n]->expected.push_back(static_cast<long>(i));
+    }
+    // A failure leaves other nodes with replies nobody will read: their
+    // connections are out of step and are dropped too.
+    auto fail = [&](absl::Status status) {
+      for (auto& node : nodes_) {
+        if (node->pending) node->Close();
+        node->pending = false;
+      }
+      return status;
+    };
+    // Write every node's batch, then read the replies.
+    for (auto& node : nodes_) {
+      if (node->expected.empty()) continue;
+      if (absl::Status s = ConnectNode(*node); !s.ok()) return fail(s);
+      node->pending = true;
+      redisAppendFormattedCommand(node->context, node->out.data(),
+                                  node->out.size());
+      for (int done = 0; !done;) {
+        if (redisBufferWrite(node->context, &done) != REDIS_OK) {
+          return fail(NodeFailed(*node, "sending commands"));
+        }
+      }
+    }
+    std::vector<size_t> retry;
+    for (size_t n = 0; n < nodes_.size(); ++n) {
+      Node& node = *nodes_[n];
+      if (node.expected.empty()) continue;
+      ++round_trips_;
+      for (long index : node.expected) {
+        void* raw = nullptr;
+        if (redisGetReply(node.context, &raw) != REDIS_OK) {
+          return fail(NodeFailed(node, "reading replies"));
+        }
+        Reply reply(static_cast<redisReply*>(raw));
+        if (index < 0) continue;  // +OK to ASKING
+        const size_t i = static_cast<size_t>(index);
+        ask[i] = -1;
+        if (reply->type == REDIS_REPLY_ERROR && cluster_) {
+          // "MOVED <slot> <host>:<port>" or "ASK <slot> <host>:<port>".
+          const std::string_view text(reply->str, reply->len);
+          const bool moved = text.substr(0, 6) == "MOVED ";
+          const bool asked = text.substr(0, 4) == "ASK ";
+          if (moved || asked) {
+            const size_t space = text.rfind(' ');
+            const size_t colon = text.rfind(':');
+            int port = 0;
+            int slot = 0;
+            const std::string_view slot_text =
+                text.substr(moved ? 6 : 4, space - (moved ? 6 : 4));
+            if (colon != std::string_view::npos && colon > space &&
+                ParseInt(text.substr(colon + 1), &port) &&
+                ParseInt(slot_text, &slot) && slot >= 0 &&
+                slot < kClusterSlots) {
+              std::string_view host = text.substr(space + 1, colon - space - 1);
+              const std::string host_copy =
+                  host.empty() ? node.host : std::string(host);
+              const int target = NodeIndex(host_copy, port);
+              ++redirections_;
+              if (moved) {
+                slot_node_[slot] = static_cast<int16_t>(target);
+                slots_stale_ = true;
+              } else {
+                ask[i] = target;
+              }
+              retry.push_back(i);
+              continue;
+            }
+          }
+        }
+        (*replies)[i] = std::move(reply);
+      }
+      node.pending = false;
+    }
+    todo = std::move(retry);
+    // One MOVED usually means a resharding: learn the whole new map once.
+    if (slots_stale_ && !todo.empty()) RefreshSlots().IgnoreError();
+  }
+  if (!todo.empty()) {
+    return absl::UnavailableError(
+        "Redis Cluster: still redirected after 5 MOVED/ASK replies (slots "
+        "migrating?)");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Reply> Router::ExecuteOne(uint16_t slot, std::string_view resp) {
+  std::vector<Reply> replies;
+  const Request request{slot, resp};
+  if (absl::Status s = Execute({&request, 1}, &replies); !s.ok()) return s;
+  return std::move(replies[0]);
+}
+
+absl::Status Router::ExecuteOnEveryNode(std::string_view resp,
+                                        std::vector<Reply>* replies) {
+  if (!cluster_) {
+    std::vector<Request> one = {{0, resp}};
+    return Execute(one, replies);
+  }
+  // One request per node: a slot that node serves.
+  std::vector<Request> requests;
+  std::vector<bool> seen(nodes_.size(), false);
+  for (int slot = 0; slot < kClusterSlots; ++slot) {
+    const int n = slot_node_[slot];
+    if (n >= 0 && !seen[n]) {
+      seen[n] = true;
+      requests.push_back({static_cast<uint16_t>(slot), resp});
+    }
+  }
+  return Execute(requests, replies);
+}
+
+}  // namespace blockbloom::redis::internal

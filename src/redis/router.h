@@ -1,0 +1,87 @@
+// Sends pipelined commands to a standalone Redis server or to the nodes of a
+// Redis Cluster, routing each by its key slot. hiredis 0.14 (Debian 12) has
+// no cluster support, so this is the small part of a cluster client that the
+// shared filter needs: the slot map from CLUSTER SLOTS, MOVED (update the
+// map, retry, refresh it) and ASK (ASKING + retry on the node named, without
+// updating the map), one blocking hiredis context per node, reconnection on
+// the next call after a connection is lost.
+#ifndef BLOCKBLOOM_SRC_REDIS_ROUTER_H_
+#define BLOCKBLOOM_SRC_REDIS_ROUTER_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "blockbloom/redis.h"
+#include "src/redis/resp.h"
+
+namespace blockbloom::redis::internal {
+
+inline constexpr int kClusterSlots = 16384;
+
+// The cluster key slot of `key`: CRC16-XMODEM of its hash tag (the text
+// between the first '{' and the next '}', if not empty; else the whole key),
+// mod 16384.
+uint16_t KeySlot(std::string_view key);
+
+// One command: its RESP bytes and the slot of its key (ignored by a
+// standalone server).
+struct Request {
+  uint16_t slot = 0;
+  std::string_view resp;
+};
+
+class Router {
+ public:
+  static absl::StatusOr<std::unique_ptr<Router>> Connect(
+      const ConnectionOptions& options);
+  ~Router();
+
+  bool is_cluster() const { return cluster_; }
+
+  // Sends every request and stores its reply in (*replies)[i]. Requests for
+  // the same node are pipelined (one write, then the replies), and every
+  // node's batch is written before any reply is read, so a batch spread over
+  // N nodes costs about one round trip. Error replies are returned as
+  // replies; MOVED and ASK are followed (at most 5 times per request). A
+  // connection that fails (refused, lost, timed out) fails the whole call
+  // with Unavailable or DeadlineExceeded naming the node; it is dropped and
+  // reconnected on the next call.
+  absl::Status Execute(absl::Span<const Request> requests,
+                       std::vector<Reply>* replies);
+  // One command (already formatted) for the node of `slot`.
+  absl::StatusOr<Reply> ExecuteOne(uint16_t slot, std::string_view resp);
+  // `resp` on every node that serves slots (one node if standalone).
+  absl::Status ExecuteOnEveryNode(std::string_view resp,
+                                  std::vector<Reply>* replies);
+
+  uint64_t round_trips() const { return round_trips_; }
+  uint64_t redirections() const { return redirections_; }
+
+ private:
+  struct Node;
+  explicit Router(const ConnectionOptions& options);
+  absl::Status ConnectNode(Node& node);
+  absl::Status LoadSlots(Node& node);
+  absl::Status RefreshSlots();
+  int NodeIndex(std::string_view host, int port);
+  absl::Status NodeFailed(Node& node, std::string_view doing);
+
+  ConnectionOptions options_;
+  bool cluster_ = false;
+  std::vector<std::unique_ptr<Node>> nodes_;
+  std::array<int16_t, kClusterSlots> slot_node_;
+  bool slots_stale_ = false;
+  uint64_t round_trips_ = 0;
+  uint64_t redirections_ = 0;
+};
+
+}  // namespace blockbloom::redis::internal
+
+#endif  // BLOCKBLOOM_SRC_REDIS_ROUTER_H_
