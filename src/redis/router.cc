@@ -130,12 +130,12 @@ absl::StatusOr<std::unique_ptr<Router>> Router::Connect(
   seed.host = options.host;
   seed.port = options.port;
   ScopedSigpipeBlock no_sigpipe;
-  if (absl::Status s = router->ConnectNode(seed); !s.ok()) return s;
-  if (options.mode == ConnectionOptions::Mode::kStandalone) return router;
-
+  if (options.mode == ConnectionOptions::Mode::kStandalone) {
+    if (absl::Status s = router->ConnectNode(seed); !s.ok()) return s;
+    return router;
+  }
   // Cluster or not: CLUSTER SLOTS answers an error on a standalone server.
-  std::string command;
-  AppendCommand(&command, {"CLUSTER", "SLOTS"});
+  // (Connected as a cluster client first: no SELECT until we know.)
   router->cluster_ = true;
   absl::Status loaded = router->LoadSlots(seed);
   if (!loaded.ok()) {
@@ -144,8 +144,11 @@ absl::StatusOr<std::unique_ptr<Router>> Router::Connect(
         options.mode == ConnectionOptions::Mode::kCluster) {
       return loaded;
     }
-  }
-  if (router->cluster_ && options.database != 0) {
+    if (options.database != 0) {
+      seed.Close();  // reconnect with SELECT
+      if (absl::Status s = router->ConnectNode(seed); !s.ok()) return s;
+    }
+  } else if (options.database != 0) {
     return absl::InvalidArgumentError(
         "Redis Cluster has only database 0; remove the database from the "
         "URL or options");
