@@ -93,6 +93,66 @@ uint16_t KeySlot(std::string_view key) {
   return crc & (kClusterSlots - 1);
 }
 
+absl::StatusOr<std::vector<SlotRange>> ParseClusterSlots(
+    const redisReply& reply) {
+  auto malformed = [](std::string_view why) {
+    return absl::InternalError(
+        absl::StrCat("CLUSTER SLOTS: unexpected reply (", Av(why), ")"));
+  };
+  if (reply.type != REDIS_REPLY_ARRAY) return malformed("not an array");
+  std::vector<SlotRange> ranges;
+  for (size_t i = 0; i < reply.elements; ++i) {
+    const redisReply* range = reply.element[i];
+    if (range == nullptr || range->type != REDIS_REPLY_ARRAY ||
+        range->elements < 3) {
+      return malformed("a range is not [first, last, master, ...]");
+    }
+    const redisReply* first = range->element[0];
+    const redisReply* last = range->element[1];
+    const redisReply* master = range->element[2];
+    if (first->type != REDIS_REPLY_INTEGER ||
+        last->type != REDIS_REPLY_INTEGER || first->integer < 0 ||
+        last->integer >= kClusterSlots || first->integer > last->integer) {
+      return malformed("bad slot numbers");
+    }
+    if (master->type != REDIS_REPLY_ARRAY || master->elements < 2 ||
+        master->element[0]->type != REDIS_REPLY_STRING ||
+        master->element[1]->type != REDIS_REPLY_INTEGER ||
+        master->element[1]->integer <= 0 ||
+        master->element[1]->integer > 65535) {
+      return malformed("bad master address");
+    }
+    ranges.push_back(
+        {static_cast<int>(first->integer), static_cast<int>(last->integer),
+         std::string(master->element[0]->str, master->element[0]->len),
+         static_cast<int>(master->element[1]->integer)});
+  }
+  return ranges;
+}
+
+std::optional<Redirect> ParseRedirect(std::string_view error) {
+  Redirect redirect;
+  if (error.substr(0, 6) == "MOVED ") {
+    error.remove_prefix(6);
+  } else if (error.substr(0, 4) == "ASK ") {
+    error.remove_prefix(4);
+    redirect.ask = true;
+  } else {
+    return std::nullopt;
+  }
+  const size_t space = error.find(' ');
+  const size_t colon = error.rfind(':');
+  if (space == std::string_view::npos || colon == std::string_view::npos ||
+      colon < space || !ParseInt(error.substr(0, space), &redirect.slot) ||
+      !ParseInt(error.substr(colon + 1), &redirect.port) || redirect.slot < 0 ||
+      redirect.slot >= kClusterSlots || redirect.port <= 0 ||
+      redirect.port > 65535) {
+    return std::nullopt;
+  }
+  redirect.host = std::string(error.substr(space + 1, colon - space - 1));
+  return redirect;
+}
+
 struct Router::Node {
   std::string host;
   int port = 0;
@@ -259,35 +319,29 @@ absl::Status Router::LoadSlots(Node& node) {
   ++round_trips_;
   Reply reply(static_cast<redisReply*>(raw));
   if (reply->type == REDIS_REPLY_ERROR) {
+    // "ERR This instance has cluster support disabled": standalone. Any
+    // other error (NOAUTH, NOPERM...) is an error.
+    const std::string_view text(reply->str, reply->len);
+    if (text.find("cluster support disabled") == std::string_view::npos) {
+      return ErrorReplyStatus(
+          *reply, absl::StrCat("Redis ", node.Name(), ": CLUSTER SLOTS"));
+    }
     return absl::FailedPreconditionError(absl::StrCat(
         "Redis ", node.Name(),
         " is not a cluster node: ", absl::string_view(reply->str, reply->len)));
   }
   const std::string asked_host = node.host;  // nodes_ may grow below
-  if (reply->type != REDIS_REPLY_ARRAY) {
-    return absl::InternalError("CLUSTER SLOTS: unexpected reply");
-  }
+  auto ranges = ParseClusterSlots(*reply);
+  if (!ranges.ok()) return ranges.status();
   std::array<int16_t, kClusterSlots> map;
   map.fill(-1);
-  for (size_t i = 0; i < reply->elements; ++i) {
-    const redisReply* range = reply->element[i];
-    if (range->type != REDIS_REPLY_ARRAY || range->elements < 3 ||
-        range->element[0]->type != REDIS_REPLY_INTEGER ||
-        range->element[1]->type != REDIS_REPLY_INTEGER ||
-        range->element[2]->type != REDIS_REPLY_ARRAY ||
-        range->element[2]->elements < 2) {
-      return absl::InternalError("CLUSTER SLOTS: malformed slot range");
-    }
-    const redisReply* master = range->element[2];
-    std::string host(master->element[0]->str, master->element[0]->len);
+  for (const SlotRange& range : *ranges) {
     // An empty or "?" endpoint means "the address you reached me at".
-    if (host.empty() || host == "?") host = asked_host;
-    const int port = static_cast<int>(master->element[1]->integer);
-    const int index = NodeIndex(host, port);
-    const long long first = range->element[0]->integer;
-    const long long last = range->element[1]->integer;
-    for (long long slot = first; slot <= last && slot < kClusterSlots; ++slot) {
-      if (slot >= 0) map[slot] = static_cast<int16_t>(index);
+    const std::string host =
+        range.host.empty() || range.host == "?" ? asked_host : range.host;
+    const int index = NodeIndex(host, range.port);
+    for (int slot = range.first; slot <= range.last; ++slot) {
+      map[slot] = static_cast<int16_t>(index);
     }
   }
   slot_node_ = map;
@@ -375,35 +429,21 @@ absl::Status Router::Execute(absl::Span<const Request> requests,
         const size_t i = static_cast<size_t>(index);
         ask[i] = -1;
         if (reply->type == REDIS_REPLY_ERROR && cluster_) {
-          // "MOVED <slot> <host>:<port>" or "ASK <slot> <host>:<port>".
-          const std::string_view text(reply->str, reply->len);
-          const bool moved = text.substr(0, 6) == "MOVED ";
-          const bool asked = text.substr(0, 4) == "ASK ";
-          if (moved || asked) {
-            const size_t space = text.rfind(' ');
-            const size_t colon = text.rfind(':');
-            int port = 0;
-            int slot = 0;
-            const std::string_view slot_text =
-                text.substr(moved ? 6 : 4, space - (moved ? 6 : 4));
-            if (colon != std::string_view::npos && colon > space &&
-                ParseInt(text.substr(colon + 1), &port) &&
-                ParseInt(slot_text, &slot) && slot >= 0 &&
-                slot < kClusterSlots) {
-              std::string_view host = text.substr(space + 1, colon - space - 1);
-              const std::string host_copy =
-                  host.empty() ? node.host : std::string(host);
-              const int target = NodeIndex(host_copy, port);
-              ++redirections_;
-              if (moved) {
-                slot_node_[slot] = static_cast<int16_t>(target);
-                slots_stale_ = true;
-              } else {
-                ask[i] = target;
-              }
-              retry.push_back(i);
-              continue;
+          const std::optional<Redirect> redirect =
+              ParseRedirect(std::string_view(reply->str, reply->len));
+          if (redirect.has_value()) {
+            const int target =
+                NodeIndex(redirect->host.empty() ? node.host : redirect->host,
+                          redirect->port);
+            ++redirections_;
+            if (redirect->ask) {
+              ask[i] = target;
+            } else {
+              slot_node_[redirect->slot] = static_cast<int16_t>(target);
+              slots_stale_ = true;
             }
+            retry.push_back(i);
+            continue;
           }
         }
         (*replies)[i] = std::move(reply);

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +30,30 @@ inline constexpr int kClusterSlots = 16384;
 // between the first '{' and the next '}', if not empty; else the whole key),
 // mod 16384.
 uint16_t KeySlot(std::string_view key);
+
+// One range of CLUSTER SLOTS: slots [first, last] served by host:port (an
+// empty host: the node that was asked).
+struct SlotRange {
+  int first = 0;
+  int last = 0;
+  std::string host;
+  int port = 0;
+};
+// Parses a CLUSTER SLOTS reply: [[first, last, [host, port, id...],
+// replicas...], ...]. Internal error for anything malformed (the reply of a
+// server we do not understand; never trusted blindly).
+absl::StatusOr<std::vector<SlotRange>> ParseClusterSlots(
+    const redisReply& reply);
+
+// A MOVED or ASK error reply: "MOVED <slot> <host>:<port>".
+struct Redirect {
+  bool ask = false;
+  int slot = 0;
+  std::string host;  // empty: the node that answered
+  int port = 0;
+};
+// nullopt if `error` is not a well-formed MOVED or ASK.
+std::optional<Redirect> ParseRedirect(std::string_view error);
 
 // One command: its RESP bytes and the slot of its key (ignored by a
 // standalone server).

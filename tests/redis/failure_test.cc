@@ -193,10 +193,17 @@ TEST(RedisFailure, PasswordAndAclUser) {
   ASSERT_TRUE(server.Start());
   ConnectionOptions options = OptionsFor(server);
 
-  // No password: the server refuses the first command.
+  // No password: the server refuses the first command (CLUSTER SLOTS,
+  // which Connect sends to learn the server's mode).
   auto anonymous = Connection::Connect(options);
-  ASSERT_TRUE(anonymous.ok());  // PING-free connect: the refusal comes next
-  auto refused = SharedFilter::Create(anonymous->get(), "private", Small());
+  EXPECT_EQ(anonymous.status().code(), absl::StatusCode::kPermissionDenied)
+      << anonymous.status();
+  EXPECT_THAT(anonymous.status().message(), HasSubstr("NOAUTH"));
+  ConnectionOptions standalone = options;
+  standalone.mode = ConnectionOptions::Mode::kStandalone;  // no command sent
+  auto quiet = Connection::Connect(standalone);
+  ASSERT_TRUE(quiet.ok());
+  auto refused = SharedFilter::Create(quiet->get(), "private", Small());
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kPermissionDenied)
       << refused.status();
 
