@@ -4,7 +4,11 @@
 // returns a Status naming the problem, nothing crashes (a write to a dead
 // socket must not kill the process with SIGPIPE), fail-open answers "may
 // contain", and the connection recovers when the server is back.
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <string>
 #include <vector>
@@ -55,6 +59,40 @@ TEST(RedisFailure, ConnectionRefused) {
   EXPECT_THAT(c.status().message(),
               HasSubstr(absl::StrCat("127.0.0.1:", options.port)));
   EXPECT_THAT(c.status().message(), HasSubstr("refused"));
+}
+
+TEST(RedisFailure, ConnectTimeout) {
+  // A listener that never accepts, with its queue full: the kernel drops
+  // further SYNs, so a connect hangs until our timeout.
+  const int listener = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)),
+            0);
+  socklen_t len = sizeof(addr);
+  ASSERT_EQ(getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  ASSERT_EQ(listen(listener, 0), 0);
+  std::vector<int> fillers;
+  for (int i = 0; i < 4; ++i) {
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    fillers.push_back(fd);
+  }
+  ConnectionOptions options;
+  options.port = ntohs(addr.sin_port);
+  options.connect_timeout = absl::Milliseconds(200);
+  const absl::Time start = absl::Now();
+  auto c = Connection::Connect(options);
+  const absl::Duration waited = absl::Now() - start;
+  EXPECT_FALSE(c.ok());
+  // Either the connect or the first command (CLUSTER SLOTS, to a socket the
+  // server never reads) runs into a timeout.
+  EXPECT_EQ(c.status().code(), absl::StatusCode::kDeadlineExceeded)
+      << c.status();
+  EXPECT_LT(waited, absl::Seconds(3));
+  for (int fd : fillers) close(fd);
+  close(listener);
 }
 
 TEST(RedisFailure, ServerKilledMidRunThenRestarted) {
