@@ -97,9 +97,10 @@ struct ConnectionOptions {
 };
 
 // Parses "redis://[[user]:password@]host[:port][/database]" (port 6379 by
-// default), with query options "?cluster=yes|no", "connect_timeout=<ms>",
-// "timeout=<ms>". Also "unix" sockets are not supported. InvalidArgument with
-// the reason for anything else.
+// default; "[::1]" for IPv6; %XX escapes in user and password), with query
+// options "?cluster=yes|no|auto", "connect_timeout=<ms>", "timeout=<ms>"
+// (the command timeout). InvalidArgument with the reason for anything else,
+// including other schemes (rediss://, unix sockets: not supported).
 absl::StatusOr<ConnectionOptions> ParseUrl(std::string_view url);
 
 // Connections to one Redis server or to every node of a cluster.
