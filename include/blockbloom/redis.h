@@ -69,7 +69,8 @@ namespace blockbloom::redis {
 
 namespace internal {
 class Router;
-}
+struct Scratch;
+}  // namespace internal
 
 // Where and how to connect.
 struct ConnectionOptions {
@@ -281,6 +282,7 @@ class SharedFilter {
   std::vector<uint16_t> shard_slots_;  // cluster slot of each shard key
   std::string meta_key_;
   size_t pipeline_depth_ = 64;
+  std::unique_ptr<internal::Scratch> scratch_;
 };
 
 }  // namespace blockbloom::redis

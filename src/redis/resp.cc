@@ -1,6 +1,7 @@
 #include "src/redis/resp.h"
 
 #include <charconv>
+#include <cstring>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -29,9 +30,23 @@ void AppendArg(std::string* out, std::string_view arg) {
 }
 
 void AppendIntArg(std::string* out, uint64_t value) {
+  // "$<len>\r\n<digits>\r\n" built in place: one append (this runs 2 to 17
+  // times per key in the hot paths).
   char digits[24];
-  const auto end = std::to_chars(digits, digits + sizeof(digits), value).ptr;
-  AppendArg(out, std::string_view(digits, end - digits));
+  const size_t n = static_cast<size_t>(
+      std::to_chars(digits, digits + sizeof(digits), value).ptr - digits);
+  char arg[32];
+  size_t at = 0;
+  arg[at++] = '$';
+  if (n >= 10) arg[at++] = static_cast<char>('0' + n / 10);
+  arg[at++] = static_cast<char>('0' + n % 10);
+  arg[at++] = '\r';
+  arg[at++] = '\n';
+  std::memcpy(arg + at, digits, n);
+  at += n;
+  arg[at++] = '\r';
+  arg[at++] = '\n';
+  out->append(arg, at);
 }
 
 void AppendCommand(std::string* out,

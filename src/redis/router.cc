@@ -1,12 +1,12 @@
 #include "src/redis/router.h"
 
 #include <errno.h>
-#include <pthread.h>
-#include <signal.h>
+#include <sys/socket.h>
 #include <sys/time.h>
 
 #include <charconv>
 #include <cstring>
+#include <deque>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -36,39 +36,6 @@ timeval TimevalOf(absl::Duration d) {
   if (d == absl::InfiniteDuration()) d = absl::Hours(24);
   return absl::ToTimeval(d);
 }
-
-// Writing to a socket whose peer has gone raises SIGPIPE, which kills a
-// process that has not ignored it. A library must not change the process's
-// signal dispositions, so SIGPIPE is blocked in this thread while we do I/O,
-// and one raised meanwhile is consumed before it is unblocked (the write
-// itself fails with EPIPE, which becomes a Status).
-class ScopedSigpipeBlock {
- public:
-  ScopedSigpipeBlock() {
-    sigemptyset(&pipe_);
-    sigaddset(&pipe_, SIGPIPE);
-    sigset_t pending;
-    sigpending(&pending);
-    was_pending_ = sigismember(&pending, SIGPIPE) == 1;
-    pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
-  }
-  ~ScopedSigpipeBlock() {
-    if (!was_pending_) {
-      sigset_t pending;
-      sigpending(&pending);
-      if (sigismember(&pending, SIGPIPE) == 1) {
-        const timespec zero = {0, 0};
-        sigtimedwait(&pipe_, nullptr, &zero);
-      }
-    }
-    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-  }
-
- private:
-  sigset_t pipe_;
-  sigset_t old_;
-  bool was_pending_;
-};
 
 bool ParseInt(std::string_view text, int* value) {
   const auto [end, error] =
@@ -160,9 +127,23 @@ struct Router::Node {
   // Per Execute(): the bytes to send and, for each reply expected, the
   // request it answers (-1: the reply to an ASKING, to be dropped).
   std::string out;
-  std::vector<long> expected;
-  // Commands written whose replies are not all read yet.
-  bool pending = false;
+  // Batches written to this node whose replies are not read yet, oldest
+  // first, with the requests each reply answers (-1: the reply to an
+  // ASKING, dropped).
+  struct Pending {
+    Batch* batch;
+    std::vector<long> expected;
+  };
+  std::deque<Pending> pending;
+  // Emptied `expected` vectors, reused: no allocation per batch.
+  std::vector<std::vector<long>> spare;
+  std::vector<long> TakeSpare() {
+    if (spare.empty()) return {};
+    std::vector<long> v = std::move(spare.back());
+    spare.pop_back();
+    v.clear();
+    return v;
+  }
 
   std::string Name() const { return absl::StrCat(host, ":", port); }
   void Close() {
@@ -189,7 +170,6 @@ absl::StatusOr<std::unique_ptr<Router>> Router::Connect(
   Node& seed = *router->nodes_[0];
   seed.host = options.host;
   seed.port = options.port;
-  ScopedSigpipeBlock no_sigpipe;
   if (options.mode == ConnectionOptions::Mode::kStandalone) {
     if (absl::Status s = router->ConnectNode(seed); !s.ok()) return s;
     return router;
@@ -238,6 +218,38 @@ absl::Status Router::NodeFailed(Node& node, std::string_view doing) {
   return absl::UnavailableError(message);
 }
 
+// Writes with send(MSG_NOSIGNAL) instead of hiredis's write(): a write to a
+// socket whose peer has gone must fail with EPIPE, not raise SIGPIPE (which
+// kills a process that has not ignored it, and a library must not change the
+// process's signal handling). Also saves hiredis's copy into its output
+// buffer. The socket is blocking with SO_SNDTIMEO = command_timeout.
+absl::Status Router::Write(Node& node, std::string_view bytes,
+                           std::string_view doing) {
+  const int fd = node.context->fd;
+  while (!bytes.empty()) {
+    const ssize_t n = send(fd, bytes.data(), bytes.size(), 0);
+    if (n > 0) {
+      bytes.remove_prefix(static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    const int error = n < 0 ? errno : EPIPE;
+    node.Close();
+    slots_stale_ = cluster_;
+    const std::string message =
+        absl::StrCat("Redis ", node.Name(), ": ", Av(doing),
+                     " failed: ", std::strerror(error));
+    if (error == EAGAIN || error == EWOULDBLOCK) {
+      return absl::DeadlineExceededError(
+          absl::StrCat(message,
+                       " (timeout; the connection was dropped and "
+                       "is reopened on the next call)"));
+    }
+    return absl::UnavailableError(message);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Router::ConnectNode(Node& node) {
   if (node.context != nullptr) return absl::OkStatus();
   node.context = redisConnectWithTimeout(node.host.c_str(), node.port,
@@ -267,7 +279,7 @@ absl::Status Router::ConnectNode(Node& node) {
     ++replies;
   }
   if (replies == 0) return absl::OkStatus();
-  redisAppendFormattedCommand(node.context, hello.data(), hello.size());
+  if (absl::Status s = Write(node, hello, "AUTH/SELECT"); !s.ok()) return s;
   absl::Status status;
   for (int i = 0; i < replies; ++i) {
     void* raw = nullptr;
@@ -311,7 +323,9 @@ absl::Status Router::LoadSlots(Node& node) {
   if (absl::Status s = ConnectNode(node); !s.ok()) return s;
   std::string command;
   AppendCommand(&command, {"CLUSTER", "SLOTS"});
-  redisAppendFormattedCommand(node.context, command.data(), command.size());
+  if (absl::Status s = Write(node, command, "CLUSTER SLOTS"); !s.ok()) {
+    return s;
+  }
   void* raw = nullptr;
   if (redisGetReply(node.context, &raw) != REDIS_OK) {
     return NodeFailed(node, "CLUSTER SLOTS");
@@ -358,108 +372,157 @@ absl::Status Router::RefreshSlots() {
   return last;
 }
 
-absl::Status Router::Execute(absl::Span<const Request> requests,
-                             std::vector<Reply>* replies) {
-  replies->clear();
-  replies->resize(requests.size());
-  ScopedSigpipeBlock no_sigpipe;
-  if (cluster_ && slots_stale_) RefreshSlots().IgnoreError();
-
-  std::vector<size_t> todo(requests.size());
-  for (size_t i = 0; i < todo.size(); ++i) todo[i] = i;
-  // The node a request must be ASKed of (-1: follow the slot map).
-  std::vector<int> ask(requests.size(), -1);
-  for (int attempt = 0; attempt <= 5 && !todo.empty(); ++attempt) {
-    // Group by node: each node's commands in one buffer.
-    for (auto& node : nodes_) {
-      node->out.clear();
-      node->expected.clear();
-    }
-    for (size_t i : todo) {
-      int n = 0;
-      if (ask[i] >= 0) {
-        n = ask[i];
-        AppendCommand(&nodes_[n]->out, {"ASKING"});
-        nodes_[n]->expected.push_back(-1);
-      } else if (cluster_) {
-        n = slot_node_[requests[i].slot];
-        if (n < 0) {
-          return absl::UnavailableError(absl::StrCat(
-              "Redis Cluster: no node serves slot ", requests[i].slot,
-              " (is the cluster down or being resharded?)"));
-        }
-      }
-      nodes_[n]->out.append(requests[i].resp);
-      nodes_[n]->expected.push_back(static_cast<long>(i));
-    }
-    // A failure leaves other nodes with replies nobody will read: their
-    // connections are out of step and are dropped too.
-    auto fail = [&](absl::Status status) {
-      for (auto& node : nodes_) {
-        if (node->pending) node->Close();
-        node->pending = false;
-      }
-      return status;
-    };
-    // Write every node's batch, then read the replies.
-    for (auto& node : nodes_) {
-      if (node->expected.empty()) continue;
-      if (absl::Status s = ConnectNode(*node); !s.ok()) return fail(s);
-      node->pending = true;
-      redisAppendFormattedCommand(node->context, node->out.data(),
-                                  node->out.size());
-      for (int done = 0; !done;) {
-        if (redisBufferWrite(node->context, &done) != REDIS_OK) {
-          return fail(NodeFailed(*node, "sending commands"));
-        }
-      }
-    }
-    std::vector<size_t> retry;
-    for (size_t n = 0; n < nodes_.size(); ++n) {
-      Node& node = *nodes_[n];
-      if (node.expected.empty()) continue;
-      ++round_trips_;
-      for (long index : node.expected) {
-        void* raw = nullptr;
-        if (redisGetReply(node.context, &raw) != REDIS_OK) {
-          return fail(NodeFailed(node, "reading replies"));
-        }
-        Reply reply(static_cast<redisReply*>(raw));
-        if (index < 0) continue;  // +OK to ASKING
-        const size_t i = static_cast<size_t>(index);
-        ask[i] = -1;
-        if (reply->type == REDIS_REPLY_ERROR && cluster_) {
-          const std::optional<Redirect> redirect =
-              ParseRedirect(std::string_view(reply->str, reply->len));
-          if (redirect.has_value()) {
-            const int target =
-                NodeIndex(redirect->host.empty() ? node.host : redirect->host,
-                          redirect->port);
-            ++redirections_;
-            if (redirect->ask) {
-              ask[i] = target;
-            } else {
-              slot_node_[redirect->slot] = static_cast<int16_t>(target);
-              slots_stale_ = true;
-            }
-            retry.push_back(i);
-            continue;
-          }
-        }
-        (*replies)[i] = std::move(reply);
-      }
-      node.pending = false;
-    }
-    todo = std::move(retry);
-    // One MOVED usually means a resharding: learn the whole new map once.
-    if (slots_stale_ && !todo.empty()) RefreshSlots().IgnoreError();
+absl::Status Router::Fail(absl::Status status) {
+  for (auto& node : nodes_) {
+    if (!node->pending.empty()) node->Close();
+    node->pending.clear();
   }
-  if (!todo.empty()) {
-    return absl::UnavailableError(
-        "Redis Cluster: still redirected after 5 MOVED/ASK replies (slots "
-        "migrating?)");
+  for (Batch* batch : in_flight_) {
+    batch->status = status;
+    batch->read = true;
+  }
+  in_flight_.clear();
+  return status;
+}
+
+absl::Status Router::Send(Batch* batch) {
+  const size_t n = batch->requests.size();
+  batch->replies.clear();
+  batch->replies.resize(n);
+  batch->redirected.clear();
+  batch->ask.assign(n, -1);
+  batch->status = absl::OkStatus();
+  batch->read = false;
+  return SendSome(batch, nullptr);
+}
+
+// Sends batch->requests (or only those listed in `only`) to their nodes.
+absl::Status Router::SendSome(Batch* batch, const std::vector<size_t>* only) {
+  if (cluster_ && slots_stale_ && in_flight_.empty()) {
+    RefreshSlots().IgnoreError();
+  }
+  // Group by node: each node's commands in one buffer, one write.
+  std::vector<Node*> used;
+  const size_t count = only ? only->size() : batch->requests.size();
+  for (size_t j = 0; j < count; ++j) {
+    const size_t i = only ? (*only)[j] : j;
+    int n = 0;
+    if (batch->ask[i] >= 0) {
+      n = batch->ask[i];
+    } else if (cluster_) {
+      n = slot_node_[batch->requests[i].slot];
+      if (n < 0) {
+        return Fail(absl::UnavailableError(absl::StrCat(
+            "Redis Cluster: no node serves slot ", batch->requests[i].slot,
+            " (is the cluster down or being resharded?)")));
+      }
+    }
+    Node& node = *nodes_[n];
+    if (node.pending.empty() || node.pending.back().batch != batch) {
+      node.pending.push_back({batch, node.TakeSpare()});
+      node.out.clear();
+      used.push_back(&node);
+    }
+    if (batch->ask[i] >= 0) {
+      AppendCommand(&node.out, {"ASKING"});
+      node.pending.back().expected.push_back(-1);
+    }
+    node.out.append(batch->requests[i].resp);
+    node.pending.back().expected.push_back(static_cast<long>(i));
+  }
+  for (Node* node : used) {
+    if (absl::Status s = ConnectNode(*node); !s.ok()) return Fail(s);
+    if (absl::Status s = Write(*node, node->out, "sending commands"); !s.ok()) {
+      return Fail(s);
+    }
+  }
+  in_flight_.push_back(batch);
+  return absl::OkStatus();
+}
+
+// Reads every reply of `batch`, which must be the oldest batch in flight.
+absl::Status Router::ReadBatch(Batch* batch) {
+  for (auto& owned : nodes_) {
+    Node& node = *owned;
+    if (node.pending.empty() || node.pending.front().batch != batch) continue;
+    ++round_trips_;
+    for (long index : node.pending.front().expected) {
+      void* raw = nullptr;
+      if (redisGetReply(node.context, &raw) != REDIS_OK) {
+        return Fail(NodeFailed(node, "reading replies"));
+      }
+      Reply reply(static_cast<redisReply*>(raw));
+      if (index < 0) continue;  // +OK to ASKING
+      const size_t i = static_cast<size_t>(index);
+      batch->ask[i] = -1;
+      if (reply->type == REDIS_REPLY_ERROR && cluster_) {
+        const std::optional<Redirect> redirect =
+            ParseRedirect(std::string_view(reply->str, reply->len));
+        if (redirect.has_value()) {
+          const int target =
+              NodeIndex(redirect->host.empty() ? node.host : redirect->host,
+                        redirect->port);
+          ++redirections_;
+          if (redirect->ask) {
+            batch->ask[i] = target;
+          } else {
+            slot_node_[redirect->slot] = static_cast<int16_t>(target);
+            slots_stale_ = true;
+          }
+          batch->redirected.push_back(i);
+          continue;
+        }
+      }
+      batch->replies[i] = std::move(reply);
+    }
+    node.spare.push_back(std::move(node.pending.front().expected));
+    node.pending.pop_front();
+  }
+  batch->read = true;
+  if (!in_flight_.empty() && in_flight_.front() == batch) {
+    in_flight_.pop_front();
   }
   return absl::OkStatus();
+}
+
+absl::Status Router::Receive(Batch* batch) {
+  if (!batch->read) {
+    if (in_flight_.empty() || in_flight_.front() != batch) {
+      return absl::InternalError("Router::Receive out of order");
+    }
+    if (absl::Status s = ReadBatch(batch); !s.ok()) return s;
+  }
+  if (!batch->status.ok()) return batch->status;
+  // Redirected requests: once every later batch's replies are read (the
+  // connections must be idle to send and read the retries alone), send
+  // them again, at most 5 times.
+  for (int attempt = 0; !batch->redirected.empty(); ++attempt) {
+    if (attempt == 5) {
+      return absl::UnavailableError(
+          "Redis Cluster: still redirected after 5 MOVED/ASK replies (slots "
+          "migrating?)");
+    }
+    while (!in_flight_.empty()) {
+      if (absl::Status s = ReadBatch(in_flight_.front()); !s.ok()) return s;
+    }
+    // One MOVED usually means a resharding: learn the whole new map once.
+    if (slots_stale_) RefreshSlots().IgnoreError();
+    const std::vector<size_t> retry = std::move(batch->redirected);
+    batch->redirected.clear();
+    if (absl::Status s = SendSome(batch, &retry); !s.ok()) return s;
+    if (absl::Status s = ReadBatch(batch); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Router::Execute(absl::Span<const Request> requests,
+                             std::vector<Reply>* replies) {
+  Batch batch;
+  batch.requests.assign(requests.begin(), requests.end());
+  absl::Status s = Send(&batch);
+  if (s.ok()) s = Receive(&batch);
+  *replies = std::move(batch.replies);
+  return s;
 }
 
 absl::StatusOr<Reply> Router::ExecuteOne(uint16_t slot, std::string_view resp) {

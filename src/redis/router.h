@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -70,14 +71,30 @@ class Router {
 
   bool is_cluster() const { return cluster_; }
 
-  // Sends every request and stores its reply in (*replies)[i]. Requests for
-  // the same node are pipelined (one write, then the replies), and every
-  // node's batch is written before any reply is read, so a batch spread over
-  // N nodes costs about one round trip. Error replies are returned as
-  // replies; MOVED and ASK are followed (at most 5 times per request). A
-  // connection that fails (refused, lost, timed out) fails the whole call
-  // with Unavailable or DeadlineExceeded naming the node; it is dropped and
-  // reconnected on the next call.
+  // Requests sent together and their replies.
+  struct Batch {
+    std::vector<Request> requests;  // their bytes live until Receive returns
+    std::vector<Reply> replies;     // replies[i] answers requests[i]
+    // Internal state of Send/Receive.
+    std::vector<int> ask;  // per request: the node to ASK, or -1
+    std::vector<size_t> redirected;
+    absl::Status status;
+    bool read = false;
+  };
+
+  // Sends every request of `batch`: the requests for one node are written
+  // together (one write), every node's before any reply is read, so a batch
+  // spread over N nodes costs about one round trip. Returns at once; several
+  // batches may be in flight (the next one is formatted and sent while the
+  // server works on this one), and must be Received in the order sent.
+  absl::Status Send(Batch* batch);
+  // Reads the replies of `batch`, the oldest in flight. Error replies are
+  // returned as replies; MOVED and ASK are followed (at most 5 times per
+  // request). A connection that fails (refused, lost, timed out) fails this
+  // and every batch in flight with Unavailable or DeadlineExceeded naming
+  // the node; it is dropped and reconnected on the next call.
+  absl::Status Receive(Batch* batch);
+  // Send + Receive.
   absl::Status Execute(absl::Span<const Request> requests,
                        std::vector<Reply>* replies);
   // One command (already formatted) for the node of `slot`.
@@ -97,12 +114,20 @@ class Router {
   absl::Status RefreshSlots();
   int NodeIndex(std::string_view host, int port);
   absl::Status NodeFailed(Node& node, std::string_view doing);
+  absl::Status Write(Node& node, std::string_view bytes,
+                     std::string_view doing);
+  absl::Status SendSome(Batch* batch, const std::vector<size_t>* only);
+  absl::Status ReadBatch(Batch* batch);
+  // Drops every connection with replies outstanding and fails every batch
+  // in flight with `status`.
+  absl::Status Fail(absl::Status status);
 
   ConnectionOptions options_;
   bool cluster_ = false;
   std::vector<std::unique_ptr<Node>> nodes_;
   std::array<int16_t, kClusterSlots> slot_node_;
   bool slots_stale_ = false;
+  std::deque<Batch*> in_flight_;
   uint64_t round_trips_ = 0;
   uint64_t redirections_ = 0;
 };

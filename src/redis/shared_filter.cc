@@ -92,6 +92,47 @@ std::string_view ReplyText(const redisReply& reply) {
 
 }  // namespace
 
+namespace internal {
+
+// One batch of keys in the pipeline: the commands' bytes, what each reply
+// needs (the key's hash and shard), the router batch.
+struct Window {
+  size_t begin = 0;
+  size_t end = 0;
+  std::string buffer;
+  std::vector<size_t> ends;
+  std::vector<uint64_t> hashes;
+  std::vector<uint64_t> shards;
+  Router::Batch batch;
+
+  void Reset(size_t first, size_t last) {
+    begin = first;
+    end = last;
+    buffer.clear();
+    ends.clear();
+    hashes.clear();
+    shards.clear();
+    batch.requests.clear();
+  }
+  // Ends the command just appended to `buffer`.
+  void Add(uint16_t slot, uint64_t hash, uint64_t shard) {
+    ends.push_back(buffer.size());
+    batch.requests.push_back({slot, {}});
+    hashes.push_back(hash);
+    shards.push_back(shard);
+  }
+};
+
+// A filter's reusable buffers (no allocation per batch once warm) and the
+// constant part of its commands.
+struct Scratch {
+  Window windows[2];
+  std::vector<std::string> getrange_prefix;  // per shard
+  std::vector<std::string> bitfield_prefix;  // per shard
+};
+
+}  // namespace internal
+
 // Everything that needs the private parts of SharedFilter and Connection.
 struct SharedFilterAccess {
   static internal::Router& router(SharedFilter& f) {
@@ -126,6 +167,24 @@ struct SharedFilterAccess {
       f.shard_keys_.push_back(
           internal::ShardKey(prefix, name, m.placement, m.generation, i));
       f.shard_slots_.push_back(internal::KeySlot(f.shard_keys_.back()));
+    }
+    // The constant start of each shard's GETRANGE and BITFIELD commands.
+    f.scratch_ = std::make_unique<internal::Scratch>();
+    for (uint64_t i = 0; i < m.num_shards; ++i) {
+      std::string getrange;
+      AppendArrayHeader(&getrange, 4);
+      AppendArg(&getrange, "GETRANGE");
+      AppendArg(&getrange, f.shard_keys_[i]);
+      f.scratch_->getrange_prefix.push_back(std::move(getrange));
+      std::string bitfield;
+      AppendArrayHeader(&bitfield,
+                        2 + 3 + 4 * static_cast<size_t>(m.shape.num_probes));
+      AppendArg(&bitfield, "BITFIELD");
+      AppendArg(&bitfield, f.shard_keys_[i]);
+      AppendArg(&bitfield, "GET");
+      AppendArg(&bitfield, "i64");
+      AppendIntArg(&bitfield, ShardBlocks(f, i) * kBlockBits);
+      f.scratch_->bitfield_prefix.push_back(std::move(bitfield));
     }
     return f;
   }
@@ -187,6 +246,54 @@ struct SharedFilterAccess {
           std::string_view(buffer.data() + start, ends[i] - start);
       start = ends[i];
     }
+  }
+
+  // Runs keys [0, n) through the pipeline, pipeline_depth keys per batch,
+  // with two batches in flight: batch i+1 is formatted and sent while the
+  // server answers batch i. build(window, i) formats key i's command and
+  // calls window.Add; handle(window, j, reply, &error) takes the reply to
+  // the window's j-th key; failed(window) is called for a window whose
+  // batch got no replies. Returns the first error.
+  template <typename Build, typename Handle, typename Failed>
+  static absl::Status Pipelined(SharedFilter& f, size_t n, Build build,
+                                Handle handle, Failed failed) {
+    internal::Router& r = router(f);
+    internal::Scratch& scratch = *f.scratch_;
+    absl::Status error;
+    auto finish = [&](internal::Window& w) {
+      absl::Status s = r.Receive(&w.batch);
+      if (!s.ok()) {
+        failed(w);
+        if (error.ok()) error = Named(f, s);
+        return;
+      }
+      for (size_t j = 0; j < w.batch.replies.size(); ++j) {
+        handle(w, j, *w.batch.replies[j], &error);
+      }
+    };
+    internal::Window* previous = nullptr;
+    for (size_t begin = 0, chunk = 0; begin < n;
+         begin += f.pipeline_depth_, ++chunk) {
+      internal::Window& w = scratch.windows[chunk % 2];
+      w.Reset(begin, std::min(n, begin + f.pipeline_depth_));
+      for (size_t i = w.begin; i < w.end; ++i) build(w, i);
+      Bind(w.buffer, w.ends, &w.batch.requests);
+      absl::Status sent = r.Send(&w.batch);
+      if (!sent.ok()) {
+        failed(w);
+        if (error.ok()) error = Named(f, sent);
+      }
+      if (previous != nullptr) finish(*previous);
+      previous = sent.ok() ? &w : nullptr;
+    }
+    if (previous != nullptr) finish(*previous);
+    return error;
+  }
+
+  static absl::Status Named(const SharedFilter& f, const absl::Status& s) {
+    return absl::Status(
+        s.code(),
+        absl::StrCat("shared filter ", Quoted(f.name_), ": ", s.message()));
   }
 
   // Creates every shard at full size (zeros, then the trailer), with the
@@ -537,75 +644,55 @@ absl::Status SharedFilter::MayContainBatch(
   CheckSameSize("MayContainBatch", keys.size(), results.size());
   const blockbloom::internal::Kernels* kernels =
       blockbloom::internal::KernelsFor(32);
-  const blockbloom::internal::FilterRef block_ref = {
+  blockbloom::internal::FilterRef block = {
       nullptr, 1, blockbloom::internal::LaneSetsFor(shape_.num_probes), seed_,
       32};
-  std::string buffer;
-  std::vector<size_t> ends;
-  std::vector<Request> requests;
-  std::vector<uint64_t> hashes;
-  std::vector<uint64_t> shards;
-  std::vector<Reply> replies;
-  absl::Status first_error;
-  for (size_t begin = 0; begin < keys.size(); begin += pipeline_depth_) {
-    const size_t end = std::min(keys.size(), begin + pipeline_depth_);
-    buffer.clear();
-    ends.clear();
-    requests.clear();
-    hashes.clear();
-    shards.clear();
-    for (size_t i = begin; i < end; ++i) {
-      const uint64_t hash = HashKey(keys[i], seed_);
-      const uint64_t block =
-          blockbloom::internal::BlockIndex(hash, shape_.num_blocks);
-      const uint64_t shard = block / blocks_per_shard_;
-      const uint64_t first = (block % blocks_per_shard_) * kBlockBytes;
-      AppendArrayHeader(&buffer, 4);
-      AppendArg(&buffer, "GETRANGE");
-      AppendArg(&buffer, shard_keys_[shard]);
-      AppendIntArg(&buffer, first);
-      AppendIntArg(&buffer, first + kBlockBytes - 1);
-      ends.push_back(buffer.size());
-      requests.push_back({shard_slots_[shard], {}});
-      hashes.push_back(hash);
-      shards.push_back(shard);
+  const internal::Scratch& scratch = *scratch_;
+  auto build = [&](internal::Window& w, size_t i) {
+    const uint64_t hash = HashKey(keys[i], seed_);
+    const uint64_t index =
+        blockbloom::internal::BlockIndex(hash, shape_.num_blocks);
+    const uint64_t shard = index / blocks_per_shard_;
+    const uint64_t first = (index % blocks_per_shard_) * kBlockBytes;
+    // GETRANGE <shard> <first> <first + 63>: a prefix made once per shard,
+    // then two numbers.
+    w.buffer.append(scratch.getrange_prefix[shard]);
+    AppendIntArg(&w.buffer, first);
+    AppendIntArg(&w.buffer, first + kBlockBytes - 1);
+    w.Add(shard_slots_[shard], hash, shard);
+  };
+  auto handle = [&](internal::Window& w, size_t j, const redisReply& reply,
+                    absl::Status* error) {
+    bool& result = results[w.begin + j];
+    if (reply.type == REDIS_REPLY_STRING && reply.len == kBlockBytes) {
+      // The same kernel as a local Filter, on a one-block filter: the block
+      // index came from the high hash bits, the probe uses the low ones.
+      block.bits = reinterpret_cast<const uint8_t*>(reply.str);
+      result = kernels->probe_hash(block, w.hashes[j]);
+      return;
     }
-    SharedFilterAccess::Bind(buffer, ends, &requests);
-    absl::Status s = SharedFilterAccess::Run(*this, requests, &replies);
-    if (!s.ok()) {
-      // Unknown: "may contain" for every key of the failed round trip.
-      std::fill(results.begin() + begin, results.begin() + end, true);
-      if (first_error.ok()) first_error = s;
-      continue;
+    result = true;  // unknown: "may contain"
+    if (!error->ok()) return;
+    const std::string& key = shard_keys_[w.shards[j]];
+    if (reply.type == REDIS_REPLY_ERROR) {
+      *error = internal::ErrorReplyStatus(
+          reply, absl::StrCat("GETRANGE ", Quoted(key)));
+    } else {
+      *error = absl::DataLossError(absl::StrCat(
+          "shared filter ", Quoted(name_), ": shard ", Quoted(key),
+          reply.type == REDIS_REPLY_STRING && reply.len == 0
+              ? " is missing (deleted, evicted or expired behind the "
+                "filter's back)"
+              : " is shorter than it should be",
+          "; answers from it are unknown. Recreate or re-publish the "
+          "filter"));
     }
-    for (size_t j = 0; j < replies.size(); ++j) {
-      const redisReply& reply = *replies[j];
-      bool& result = results[begin + j];
-      if (reply.type == REDIS_REPLY_STRING && reply.len == kBlockBytes) {
-        blockbloom::internal::FilterRef ref = block_ref;
-        ref.bits = reinterpret_cast<const uint8_t*>(reply.str);
-        result = kernels->probe_hash(ref, hashes[j]);
-        continue;
-      }
-      result = true;
-      if (!first_error.ok()) continue;
-      const std::string& key = shard_keys_[shards[j]];
-      if (reply.type == REDIS_REPLY_ERROR) {
-        first_error = internal::ErrorReplyStatus(
-            reply, absl::StrCat("GETRANGE ", Quoted(key)));
-      } else {
-        first_error = absl::DataLossError(absl::StrCat(
-            "shared filter ", Quoted(name_), ": shard ", Quoted(key),
-            reply.type == REDIS_REPLY_STRING && reply.len == 0
-                ? " is missing (deleted, evicted or expired behind the "
-                  "filter's back)"
-                : " is shorter than it should be",
-            "; answers from it are unknown. Recreate or re-publish the "
-            "filter"));
-      }
-    }
-  }
-  return first_error;
+  };
+  auto failed = [&](internal::Window& w) {
+    std::fill(results.begin() + w.begin, results.begin() + w.end, true);
+  };
+  return SharedFilterAccess::Pipelined(*this, keys.size(), build, handle,
+                                       failed);
 }
 
 absl::StatusOr<bool> SharedFilter::MayContain(std::string_view key) {
@@ -638,83 +725,59 @@ absl::StatusOr<uint64_t> SharedFilter::AddBatch(
       nullptr, shape_.num_blocks,
       blockbloom::internal::LaneSetsFor(shape_.num_probes), seed_, 32};
   const int k = shape_.num_probes;
-  std::string buffer;
-  std::vector<size_t> ends;
-  std::vector<Request> requests;
-  std::vector<uint64_t> shards;
-  std::vector<Reply> replies;
+  const internal::Scratch& scratch = *scratch_;
   std::vector<uint64_t> missing;  // shards found recreated by our own adds
   uint64_t new_keys = 0;
-  absl::Status first_error;
-  for (size_t begin = 0; begin < keys.size(); begin += pipeline_depth_) {
-    const size_t end = std::min(keys.size(), begin + pipeline_depth_);
-    buffer.clear();
-    ends.clear();
-    requests.clear();
-    shards.clear();
-    for (size_t i = begin; i < end; ++i) {
-      const uint64_t hash = HashKey(keys[i], seed_);
-      const uint64_t block =
-          blockbloom::internal::BlockIndex(hash, shape_.num_blocks);
-      const uint64_t shard = block / blocks_per_shard_;
-      const uint64_t shard_first_bit = shard * blocks_per_shard_ * kBlockBits;
-      // BITFIELD key GET i64 <trailer> SET u1 <bit> 1 ... (k times): the
-      // GET reads the generation from the shard's trailer in the same
-      // atomic command, which tells whether the shard is still there.
-      AppendArrayHeader(&buffer, 2 + 3 + 4 * static_cast<size_t>(k));
-      AppendArg(&buffer, "BITFIELD");
-      AppendArg(&buffer, shard_keys_[shard]);
-      AppendArg(&buffer, "GET");
-      AppendArg(&buffer, "i64");
-      AppendIntArg(&buffer,
-                   SharedFilterAccess::ShardBlocks(*this, shard) * kBlockBits);
-      blockbloom::internal::ForEachBit(ref, hash, [&](uint64_t bit) {
-        AppendArg(&buffer, "SET");
-        AppendArg(&buffer, "u1");
-        AppendIntArg(&buffer, RedisBitOffset(bit - shard_first_bit));
-        AppendArg(&buffer, "1");
-      });
-      ends.push_back(buffer.size());
-      requests.push_back({shard_slots_[shard], {}});
-      shards.push_back(shard);
-    }
-    SharedFilterAccess::Bind(buffer, ends, &requests);
-    absl::Status s = SharedFilterAccess::Run(*this, requests, &replies);
-    if (!s.ok()) {
-      if (first_error.ok()) first_error = s;
-      continue;
-    }
-    for (size_t j = 0; j < replies.size(); ++j) {
-      const redisReply& reply = *replies[j];
-      const std::string& key = shard_keys_[shards[j]];
-      if (reply.type == REDIS_REPLY_ERROR) {
-        if (first_error.ok()) {
-          first_error = internal::ErrorReplyStatus(
-              reply, absl::StrCat("BITFIELD ", Quoted(key)));
-        }
-        continue;
+  auto build = [&](internal::Window& w, size_t i) {
+    const uint64_t hash = HashKey(keys[i], seed_);
+    const uint64_t index =
+        blockbloom::internal::BlockIndex(hash, shape_.num_blocks);
+    const uint64_t shard = index / blocks_per_shard_;
+    const uint64_t shard_first_bit = shard * blocks_per_shard_ * kBlockBits;
+    // BITFIELD <shard> GET i64 <trailer> SET u1 <bit> 1 ... (k times): the
+    // GET reads the generation from the shard's trailer in the same atomic
+    // command, which tells whether the shard is still there.
+    w.buffer.append(scratch.bitfield_prefix[shard]);
+    blockbloom::internal::ForEachBit(ref, hash, [&](uint64_t bit) {
+      w.buffer.append("$3\r\nSET\r\n$2\r\nu1\r\n");
+      AppendIntArg(&w.buffer, RedisBitOffset(bit - shard_first_bit));
+      w.buffer.append("$1\r\n1\r\n");
+    });
+    w.Add(shard_slots_[shard], hash, shard);
+  };
+  auto handle = [&](internal::Window& w, size_t j, const redisReply& reply,
+                    absl::Status* error) {
+    const std::string& key = shard_keys_[w.shards[j]];
+    if (reply.type == REDIS_REPLY_ERROR) {
+      if (error->ok()) {
+        *error = internal::ErrorReplyStatus(
+            reply, absl::StrCat("BITFIELD ", Quoted(key)));
       }
-      if (reply.type != REDIS_REPLY_ARRAY ||
-          reply.elements != static_cast<size_t>(k) + 1) {
-        if (first_error.ok()) {
-          first_error = absl::InternalError(
-              absl::StrCat("BITFIELD ", Quoted(key), ": unexpected reply"));
-        }
-        continue;
-      }
-      if (static_cast<uint64_t>(reply.element[0]->integer) != generation_) {
-        // The shard was gone (its trailer read 0) and our SETs have just
-        // recreated it as a short string of zeros, which readers would take
-        // for "absent". Remove it again so that they see it missing.
-        missing.push_back(shards[j]);
-        continue;
-      }
-      bool changed = false;
-      for (int b = 1; b <= k; ++b) changed |= reply.element[b]->integer == 0;
-      new_keys += changed;
-      if (!added.empty()) added[begin + j] = changed;
+      return;
     }
-  }
+    if (reply.type != REDIS_REPLY_ARRAY ||
+        reply.elements != static_cast<size_t>(k) + 1) {
+      if (error->ok()) {
+        *error = absl::InternalError(
+            absl::StrCat("BITFIELD ", Quoted(key), ": unexpected reply"));
+      }
+      return;
+    }
+    if (static_cast<uint64_t>(reply.element[0]->integer) != generation_) {
+      // The shard was gone (its trailer read 0) and our SETs have just
+      // recreated it as a short string of zeros, which readers would take
+      // for "absent". Remove it again so that they see it missing.
+      missing.push_back(w.shards[j]);
+      return;
+    }
+    bool changed = false;
+    for (int b = 1; b <= k; ++b) changed |= reply.element[b]->integer == 0;
+    new_keys += changed;
+    if (!added.empty()) added[w.begin + j] = changed;
+  };
+  auto failed = [](internal::Window&) {};
+  absl::Status status =
+      SharedFilterAccess::Pipelined(*this, keys.size(), build, handle, failed);
   if (!missing.empty()) {
     std::sort(missing.begin(), missing.end());
     missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
@@ -726,7 +789,7 @@ absl::StatusOr<uint64_t> SharedFilter::AddBatch(
         " is missing (deleted, evicted or expired behind the filter's back); "
         "the add was not stored. Recreate or re-publish the filter"));
   }
-  if (!first_error.ok()) return first_error;
+  if (!status.ok()) return status;
   return new_keys;
 }
 

@@ -144,6 +144,33 @@ TEST(RedisFailure, ServerKilledMidRunThenRestarted) {
   }
 }
 
+TEST(RedisFailure, ConnectionClosedByTheServerIsNoSigpipe) {
+  // SIGPIPE's default action kills the process: the library must never
+  // raise it, whatever the application does with the signal.
+  signal(SIGPIPE, SIG_DFL);
+  RedisServer server;
+  ASSERT_TRUE(server.Start());
+  auto c = Connection::Connect(OptionsFor(server));
+  ASSERT_TRUE(c.ok());
+  auto f = SharedFilter::Create(c->get(), "closed", Small());
+  ASSERT_TRUE(f.ok());
+  const std::vector<std::string> keys = Keys(20000);
+  const std::vector<std::string_view> views(keys.begin(), keys.end());
+  f->set_pipeline_depth(2000);
+  for (int round = 0; round < 5; ++round) {
+    // The server drops our connection; the next batches write into a
+    // socket whose peer is gone (EPIPE), then reconnect.
+    ASSERT_TRUE(
+        server.Cli({"CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"}));
+    auto added = f->AddBatch(views);
+    EXPECT_FALSE(added.ok());
+    EXPECT_EQ(added.status().code(), absl::StatusCode::kUnavailable)
+        << added.status();
+    auto again = f->AddBatch(views);
+    EXPECT_TRUE(again.ok()) << again.status();
+  }
+}
+
 TEST(RedisFailure, ServerThatStopsAnsweringTimesOut) {
   RedisServer server;
   ASSERT_TRUE(server.Start());
