@@ -227,7 +227,7 @@ absl::Status Router::Write(Node& node, std::string_view bytes,
                            std::string_view doing) {
   const int fd = node.context->fd;
   while (!bytes.empty()) {
-    const ssize_t n = send(fd, bytes.data(), bytes.size(), 0);
+    const ssize_t n = send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
     if (n > 0) {
       bytes.remove_prefix(static_cast<size_t>(n));
       continue;

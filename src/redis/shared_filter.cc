@@ -35,6 +35,11 @@ constexpr uint64_t kBlockBits = kBlockBytes * 8;
 // Snapshots move data in pieces of this size, several per round trip.
 constexpr uint64_t kTransferBytes = uint64_t{1} << 20;
 constexpr size_t kTransfersPerRoundTrip = 8;
+// Zero-filling a new shard is the slow server-side step (about 2.6 ms per
+// MiB measured here: SETRANGE of 64 MiB, 0.17 s with builds running): one
+// round trip allocates at most this much (one shard if larger), so that
+// its replies come well within the default 1 s command timeout.
+constexpr uint64_t kAllocatedBytesPerRoundTrip = uint64_t{32} << 20;
 
 // Redis numbers the bits of a string from the MOST significant bit of byte
 // 0 (SETBIT/BITFIELD offset 0 is 0x80 of byte 0); the layout numbers them
@@ -343,7 +348,9 @@ absl::Status SharedFilterAccess::CreateShards(SharedFilter& f,
   std::vector<size_t> ends;
   std::vector<Request> requests;
   std::vector<std::string> what;
+  uint64_t allocated = 0;
   auto flush = [&]() -> absl::Status {
+    allocated = 0;
     Bind(buffer, ends, &requests);
     std::vector<Reply> replies;
     absl::Status s = Run(f, requests, &replies);
@@ -366,6 +373,7 @@ absl::Status SharedFilterAccess::CreateShards(SharedFilter& f,
     ends.push_back(buffer.size());
     requests.push_back({slot, {}});
     what.push_back(absl::StrCat("SETRANGE ", Quoted(key)));
+    allocated += block_bytes;
     if (expires) {
       AppendCommand(&buffer, {"PEXPIRE", key,
                               std::to_string(std::max<int64_t>(
@@ -399,9 +407,8 @@ absl::Status SharedFilterAccess::CreateShards(SharedFilter& f,
         }
       }
     }
-    // Creating a shard allocates shard_bytes on the server: a few per round
-    // trip keeps each reply well within the command timeout.
-    if (requests.size() >= kTransfersPerRoundTrip) {
+    if (requests.size() >= kTransfersPerRoundTrip ||
+        allocated >= kAllocatedBytesPerRoundTrip) {
       if (absl::Status s = flush(); !s.ok()) return s;
     }
   }

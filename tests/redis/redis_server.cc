@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -109,6 +110,9 @@ bool RedisServer::Start() {
   const pid_t pid = fork();
   if (pid < 0) return false;
   if (pid == 0) {
+    // If the test process dies (a crash, a signal), its servers die with
+    // it: a leftover server would hold ctest's output pipe open and hang it.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     std::vector<char*> argv;
     for (std::string& arg : args) argv.push_back(arg.data());
     argv.push_back(nullptr);
