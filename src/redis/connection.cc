@@ -45,8 +45,8 @@ absl::StatusOr<ConnectionOptions> ParseUrl(std::string_view url) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Redis URL \"", absl::string_view(url.data(), url.size()),
         "\": ", absl::string_view(why.data(), why.size()),
-        " (expected "
-        "redis://[[user]:password@]host[:port][/db][?cluster=yes])"));
+        " (expected redis://[[user]:password@]host[:port][/db] with "
+        "options ?cluster=yes|no|auto&connect_timeout=MS&timeout=MS)"));
   };
   constexpr std::string_view kScheme = "redis://";
   if (url.substr(0, kScheme.size()) != kScheme) {
