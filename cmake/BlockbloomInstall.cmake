@@ -36,7 +36,10 @@ function(blockbloom_install_component)
   set_target_properties(${ARG_TARGET} PROPERTIES
     EXPORT_NAME ${ARG_EXPORT_NAME}
     VERSION ${PROJECT_VERSION}
-    SOVERSION ${PROJECT_VERSION_MAJOR})
+    SOVERSION ${PROJECT_VERSION_MAJOR}
+    # A shared adapter finds libblockbloom.so.0 beside itself wherever the
+    # prefix is (a RUNPATH is not inherited from the program).
+    INSTALL_RPATH "$ORIGIN")
   install(TARGETS ${ARG_TARGET}
     EXPORT blockbloom-${ARG_COMPONENT}-targets
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT ${ARG_COMPONENT}
