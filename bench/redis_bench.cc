@@ -6,7 +6,8 @@
 //   Redisson     RBloomFilter: k=7 GETBIT / SETBIT commands per key;
 //   GETRANGE     a hand-rolled prototype of blockbloom's layout over bare
 //                hiredis: one 64-byte GETRANGE per query, one BITFIELD per
-//                add (what the protocol costs without the library);
+//                add (what the protocol costs without the library), with
+//                one batch in flight and, like the library, with two;
 //   blockbloom   blockbloom::redis::SharedFilter (AddBatch, MayContainBatch,
 //                MayContain), at pipeline depths 32 and 64.
 //
@@ -31,6 +32,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <deque>
 #include <fstream>
 #include <initializer_list>
 #include <memory>
@@ -70,8 +72,11 @@ ABSL_FLAG(double, bits_per_key, 10,
           "memory of go-zero, GETRANGE and blockbloom (Redisson sizes itself "
           "from --fp_rate)");
 ABSL_FLAG(double, fp_rate, 0.01, "Redisson's falseProbability");
-ABSL_FLAG(std::string, contenders, "gozero,redisson,getrange,blockbloom",
-          "which contenders to run, comma-separated");
+ABSL_FLAG(
+    std::string, contenders, "gozero,redisson,getrange,getrange2,blockbloom",
+    "which contenders to run, comma-separated: gozero, redisson, getrange "
+    "(one batch in flight), getrange2 (two, as the library), blockbloom "
+    "(a row per --our_depths)");
 ABSL_FLAG(std::string, csv, "", "also write the results as CSV to this file");
 ABSL_FLAG(std::string, markdown, "",
           "also write the markdown table to this file");
@@ -142,6 +147,19 @@ class Pipe {
     if (buffer_.empty()) return;
     redisAppendFormattedCommand(context_, buffer_.data(), buffer_.size());
     buffer_.clear();
+  }
+  // Sends everything pending now (hiredis would write it only when no
+  // reply is already buffered: too late for a second batch in flight).
+  absl::Status Flush() {
+    Send();
+    int done = 0;
+    while (!done) {
+      if (redisBufferWrite(context_, &done) != REDIS_OK) {
+        return absl::UnavailableError(
+            absl::StrCat("redis: ", context_->errstr));
+      }
+    }
+    return absl::OkStatus();
   }
   // The next reply; error replies are errors.
   absl::StatusOr<Reply> Read() {
@@ -258,30 +276,46 @@ class Contender {
 // flight).
 class PipelinedBaseline : public Contender {
  public:
-  PipelinedBaseline(Pipe* pipe, int depth) : pipe_(pipe), depth_(depth) {}
+  // `in_flight` batches are sent before the first one's replies are read
+  // (1: send, wait, read, as Redisson's and go-zero's clients do).
+  PipelinedBaseline(Pipe* pipe, int depth, int in_flight = 1)
+      : pipe_(pipe), depth_(depth), in_flight_(in_flight) {}
 
   absl::Status Add(absl::Span<const std::string_view> keys) override {
-    for (size_t begin = 0; begin < keys.size(); begin += depth_) {
-      const size_t end = std::min(keys.size(), begin + depth_);
-      int replies = 0;
-      for (size_t i = begin; i < end; ++i) replies += AppendAdd(keys[i]);
-      for (int r = 0; r < replies; ++r) {
+    std::deque<int> replies;  // per batch in flight
+    size_t sent = 0;
+    while (sent < keys.size() || !replies.empty()) {
+      while (sent < keys.size() && replies.size() < size_t(in_flight_)) {
+        const size_t end = std::min(keys.size(), sent + depth_);
+        int n = 0;
+        for (; sent < end; ++sent) n += AppendAdd(keys[sent]);
+        replies.push_back(n);
+        if (absl::Status s = pipe_->Flush(); !s.ok()) return s;
+      }
+      for (int r = 0; r < replies.front(); ++r) {
         absl::StatusOr<Reply> reply = pipe_->Read();
         if (!reply.ok()) return reply.status();
       }
+      replies.pop_front();
     }
     return absl::OkStatus();
   }
 
   absl::Status Query(absl::Span<const std::string_view> keys,
                      absl::Span<bool> results) override {
-    for (size_t begin = 0; begin < keys.size(); begin += depth_) {
-      const size_t end = std::min(keys.size(), begin + depth_);
-      for (size_t i = begin; i < end; ++i) AppendQuery(keys[i]);
-      for (size_t i = begin; i < end; ++i) {
+    size_t sent = 0, read = 0;
+    const size_t window = size_t(in_flight_) * depth_;
+    while (read < keys.size()) {
+      while (sent < keys.size() && sent - read < window) {
+        const size_t end = std::min(keys.size(), sent + depth_);
+        for (; sent < end; ++sent) AppendQuery(keys[sent]);
+        if (absl::Status s = pipe_->Flush(); !s.ok()) return s;
+      }
+      const size_t end = std::min(keys.size(), read + depth_);
+      for (; read < end; ++read) {
         absl::StatusOr<bool> answer = ReadQuery();
         if (!answer.ok()) return answer.status();
-        results[i] = *answer;
+        results[read] = *answer;
       }
     }
     return absl::OkStatus();
@@ -301,6 +335,7 @@ class PipelinedBaseline : public Contender {
 
   Pipe* pipe_;
   const int depth_;
+  const int in_flight_;
 };
 
 // go-zero core/bloom/bloom.go (zeromicro/go-zero): `maps = 14` positions per
@@ -468,10 +503,15 @@ class Redisson : public PipelinedBaseline {
 class GetRange : public PipelinedBaseline {
  public:
   static constexpr int kProbes = 7;
-  GetRange(Pipe* pipe, int depth, double bits_per_key)
-      : PipelinedBaseline(pipe, depth), bits_per_key_(bits_per_key) {}
+  GetRange(Pipe* pipe, int depth, int in_flight, double bits_per_key)
+      : PipelinedBaseline(pipe, depth, in_flight),
+        bits_per_key_(bits_per_key) {}
 
-  std::string name() const override { return "GETRANGE prototype (k=7)"; }
+  std::string name() const override {
+    return in_flight_ == 1 ? "GETRANGE prototype (k=7)"
+                           : absl::StrCat("GETRANGE prototype (k=7, ",
+                                          in_flight_, " batches in flight)");
+  }
   std::string params() const override {
     return absl::StrCat("k=", kProbes, " m=", blocks_ * 512);
   }
@@ -530,7 +570,7 @@ class GetRange : public PipelinedBaseline {
 
  private:
   static constexpr std::string_view kKey = "bench:getrange";
-  // Bit positions of the queries in flight (at most --depth).
+  // Bit positions of the queries in flight (at most depth * in_flight).
   static constexpr size_t kRing = 4096;
 
   void Locate(std::string_view key, uint64_t* block, uint16_t* bits) const {
@@ -711,9 +751,14 @@ int main(int argc, char** argv) {
     } else if (which == "redisson") {
       contenders.push_back(std::make_unique<Redisson>(
           pipe.get(), depth, absl::GetFlag(FLAGS_fp_rate)));
-    } else if (which == "getrange") {
-      contenders.push_back(
-          std::make_unique<GetRange>(pipe.get(), depth, bits_per_key));
+    } else if (which == "getrange" || which == "getrange2") {
+      // getrange2: two batches in flight, as the library keeps them.
+      const int in_flight = which == "getrange" ? 1 : 2;
+      if (depth * in_flight > 4096) {
+        Fail("--depth", absl::InvalidArgumentError("at most 4096 in flight"));
+      }
+      contenders.push_back(std::make_unique<GetRange>(pipe.get(), depth,
+                                                      in_flight, bits_per_key));
     } else if (which == "blockbloom") {
       for (absl::string_view d : absl::StrSplit(absl::GetFlag(FLAGS_our_depths),
                                                 ',', absl::SkipEmpty())) {
@@ -728,7 +773,6 @@ int main(int argc, char** argv) {
       Fail("--contenders", absl::InvalidArgumentError(std::string(which)));
     }
   }
-  if (depth > 4096) Fail("--depth", absl::InvalidArgumentError("at most 4096"));
 
   // Inserted keys and absent keys: disjoint by prefix.
   std::vector<std::string> present_storage(n), absent_storage(q);
