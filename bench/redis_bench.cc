@@ -12,8 +12,8 @@
 //                MayContain), at pipeline depths 32 and 64.
 //
 // Every contender gets the same inserted keys and the same absent keys, on a
-// freshly FLUSHALLed server; repetitions are interleaved (contender A, B, ...
-// then A, B, ... again) so that drift on the machine hits all alike. For
+// server FLUSHALLed per repetition; repetitions are interleaved (contender A,
+// B, ... then A, B, ... again) so that drift on the machine hits all alike. For
 // each: queries/s and adds/s (pipelined, one client), server CPU per query
 // and per add (INFO cpu before and after the phase), the FPR over the absent
 // keys, the bytes held in Redis (STRLEN) and the latency of one query alone
@@ -357,6 +357,9 @@ class GoZero : public PipelinedBaseline {
   }
 
   absl::Status Create(uint64_t n) override {
+    if (absl::Status s = ExpectInteger(pipe_->Call({"DEL", kKey})); !s.ok()) {
+      return s;
+    }
     bits_ = std::max<uint64_t>(64, std::llround(n * bits_per_key_));
     // go-zero's scripts, verbatim (offsets come as ARGV).
     static constexpr std::string_view kSetScript = R"(
@@ -442,6 +445,9 @@ class Redisson : public PipelinedBaseline {
   }
 
   absl::Status Create(uint64_t n) override {
+    if (absl::Status s = ExpectInteger(pipe_->Call({"DEL", kKey})); !s.ok()) {
+      return s;
+    }
     const double ln2 = std::log(2.0);
     bits_ = static_cast<uint64_t>(-static_cast<double>(n) * std::log(fp_rate_) /
                                   (ln2 * ln2));
@@ -519,6 +525,9 @@ class GetRange : public PipelinedBaseline {
   absl::Status Create(uint64_t n) override {
     blocks_ = std::max<uint64_t>(
         1, static_cast<uint64_t>(std::ceil(n * bits_per_key_ / 512)));
+    if (absl::Status s = ExpectInteger(pipe_->Call({"DEL", kKey})); !s.ok()) {
+      return s;
+    }
     // Full size up front: GETRANGE must never come back short.
     return ExpectInteger(
         pipe_->Call({"SETRANGE", kKey, std::to_string(blocks_ * 64 - 1),
@@ -612,18 +621,27 @@ class Ours : public Contender {
 
   absl::Status Create(uint64_t n) override {
     filter_.reset();
+    if (absl::Status s =
+            blockbloom::redis::SharedFilter::Delete(connection_, redis_name());
+        !s.ok()) {
+      return s;
+    }
     blockbloom::redis::SharedFilterOptions options;
     options.expected_keys = n;
     options.bits_per_key = bits_per_key_;
     options.seed = 0x5eed'b10c'b100'0009;
     absl::StatusOr<blockbloom::redis::SharedFilter> filter =
-        blockbloom::redis::SharedFilter::Create(connection_, "bench", options);
+        blockbloom::redis::SharedFilter::Create(connection_, redis_name(),
+                                                options);
     if (!filter.ok()) return filter.status();
     filter_ =
         std::make_unique<blockbloom::redis::SharedFilter>(std::move(*filter));
     filter_->set_pipeline_depth(depth_);
     return absl::OkStatus();
   }
+  // Its own name per depth: all contenders' filters stay for the latency
+  // phase.
+  std::string redis_name() const { return absl::StrCat("bench-", depth_); }
   absl::Status Add(absl::Span<const std::string_view> keys) override {
     return filter_->AddBatch(keys).status();
   }
@@ -708,19 +726,6 @@ void Check(const absl::Status& status, const std::string& what) {
   if (!status.ok()) Fail(what, status);
 }
 
-// Times `samples` calls of `call` one at a time; p50 and p99 in µs.
-template <typename F>
-std::pair<double, double> Latency(int samples, F call) {
-  std::vector<double> us;
-  us.reserve(samples);
-  for (int i = 0; i < samples; ++i) {
-    const Clock::time_point start = Clock::now();
-    call(i);
-    us.push_back(Seconds(start, Clock::now()) * 1e6);
-  }
-  return {Percentile(us, 0.5), Percentile(us, 0.99)};
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -788,10 +793,12 @@ int main(int argc, char** argv) {
 
   std::vector<Runs> runs(contenders.size());
   for (int rep = 0; rep < repetitions; ++rep) {
+    // A clean server per repetition; each contender deletes its own keys
+    // before it starts, and all of them stay in the end for the latencies.
+    Check(ExpectStatusOk(pipe->Call({"FLUSHALL"})), "FLUSHALL");
     for (size_t c = 0; c < contenders.size(); ++c) {
       Contender& contender = *contenders[c];
       const std::string& name = contender.name();
-      Check(ExpectStatusOk(pipe->Call({"FLUSHALL"})), "FLUSHALL");
       Check(contender.Create(n), name + ": create");
 
       const double cpu0 = Check(ServerCpuSeconds(*pipe), "INFO");
@@ -832,22 +839,32 @@ int main(int argc, char** argv) {
       r.bytes = Check(contender.Bytes(), name + ": bytes");
       r.params = contender.params();
 
-      if (rep == repetitions - 1) {
-        // One query at a time: the latency an application sees.
-        const auto [p50, p99] = Latency(latency_samples, [&](int i) {
-          Check(contender.QueryOne(absent[i % q]), name + ": single query");
-        });
-        r.latency_p50_us = p50;
-        r.latency_p99_us = p99;
-      }
-      std::fprintf(stderr, "  rep %d %-28s %9.0f queries/s %9.0f adds/s\n",
+      std::fprintf(stderr, "  rep %d %-46s %9.0f queries/s %9.0f adds/s\n",
                    rep + 1, name.c_str(), r.queries_per_s.back(),
                    r.adds_per_s.back());
     }
   }
-  const auto [ping_p50, ping_p99] = Latency(latency_samples, [&](int) {
+  // One query at a time, the latency an application sees: PING and every
+  // contender's single query in turn, sample by sample, so that all of them
+  // see the same moments of a busy machine.
+  std::vector<std::vector<double>> latency_us(contenders.size() + 1);
+  for (int i = 0; i < latency_samples; ++i) {
+    Clock::time_point start = Clock::now();
     Check(ExpectStatusOk(pipe->Call({"PING"})), "PING");
-  });
+    latency_us.back().push_back(Seconds(start, Clock::now()) * 1e6);
+    for (size_t c = 0; c < contenders.size(); ++c) {
+      start = Clock::now();
+      Check(contenders[c]->QueryOne(absent[i % q]),
+            contenders[c]->name() + ": single query");
+      latency_us[c].push_back(Seconds(start, Clock::now()) * 1e6);
+    }
+  }
+  for (size_t c = 0; c < contenders.size(); ++c) {
+    runs[c].latency_p50_us = Percentile(latency_us[c], 0.5);
+    runs[c].latency_p99_us = Percentile(latency_us[c], 0.99);
+  }
+  const double ping_p50 = Percentile(latency_us.back(), 0.5);
+  const double ping_p99 = Percentile(latency_us.back(), 0.99);
 
   // The table.
   std::string md = absl::StrFormat(
