@@ -24,6 +24,7 @@
 // Run it with bench/redis_run (starts a pinned server, pins the client).
 
 #include <hiredis/hiredis.h>
+#include <sys/resource.h>
 #include <xxhash.h>
 
 #include <algorithm>
@@ -673,8 +674,21 @@ class Ours : public Contender {
 // ---------------------------------------------------------------------------
 // The driver.
 
+struct ClientCpu {
+  double user, sys;  // seconds
+};
+ClientCpu GetClientCpu() {
+  rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& tv) { return tv.tv_sec + tv.tv_usec / 1e6; };
+  return {seconds(usage.ru_utime), seconds(usage.ru_stime)};
+}
+
 struct Runs {
   std::vector<double> queries_per_s, adds_per_s, server_us_query, server_us_add;
+  // This process's CPU per query (user: hashing, RESP, probing; sys: the
+  // socket calls): where the client's time goes.
+  std::vector<double> client_user_us_query, client_sys_us_query;
   double fpr = 0;
   uint64_t bytes = 0;
   std::string params;
@@ -824,10 +838,12 @@ int main(int argc, char** argv) {
       }
 
       const double cpu2 = Check(ServerCpuSeconds(*pipe), "INFO");
+      const ClientCpu client2 = GetClientCpu();
       const Clock::time_point t2 = Clock::now();
       Check(contender.Query(absent, absl::MakeSpan(results.get(), q)),
             name + ": query absent keys");
       const Clock::time_point t3 = Clock::now();
+      const ClientCpu client3 = GetClientCpu();
       const double cpu3 = Check(ServerCpuSeconds(*pipe), "INFO");
 
       Runs& r = runs[c];
@@ -835,6 +851,8 @@ int main(int argc, char** argv) {
       r.queries_per_s.push_back(q / Seconds(t2, t3));
       r.server_us_add.push_back((cpu1 - cpu0) / n * 1e6);
       r.server_us_query.push_back((cpu3 - cpu2) / q * 1e6);
+      r.client_user_us_query.push_back((client3.user - client2.user) / q * 1e6);
+      r.client_sys_us_query.push_back((client3.sys - client2.sys) / q * 1e6);
       r.fpr = double(std::count(results.get(), results.get() + q, true)) / q;
       r.bytes = Check(contender.Bytes(), name + ": bytes");
       r.params = contender.params();
@@ -875,34 +893,41 @@ int main(int argc, char** argv) {
   absl::StrAppend(
       &md,
       "| contender | k, m bits | queries/s | adds/s | server "
-      "µs/query | server µs/add | FPR | bytes in Redis | single "
-      "query µs p50 / p99 |\n|---|---|---|---|---|---|---|---|---|\n");
+      "µs/query | server µs/add | client µs/query user + sys | FPR | bytes "
+      "in Redis | single query µs p50 / p99 |\n"
+      "|---|---|---|---|---|---|---|---|---|---|\n");
   std::string csv =
       "contender,params,queries_per_s_median,queries_per_s_min,queries_per_s_"
       "max,adds_per_s_median,adds_per_s_min,adds_per_s_max,server_us_per_"
-      "query,server_us_per_add,fpr,bytes,latency_p50_us,latency_p99_us\n";
+      "query,server_us_per_add,client_user_us_per_query,client_sys_us_per_"
+      "query,"
+      "fpr,bytes,latency_p50_us,latency_p99_us\n";
   for (size_t c = 0; c < contenders.size(); ++c) {
     const Runs& r = runs[c];
     absl::StrAppendFormat(
-        &md, "| %s | %s | %s | %s | %s | %s | %.3f%% | %d | %.1f / %.1f |\n",
+        &md,
+        "| %s | %s | %s | %s | %s | %s | %.2f + %.2f | %.3f%% | %d | %.1f / "
+        "%.1f |\n",
         contenders[c]->name(), r.params, Spread(r.queries_per_s, true),
         Spread(r.adds_per_s, true), Spread(r.server_us_query, false),
-        Spread(r.server_us_add, false), r.fpr * 100, r.bytes, r.latency_p50_us,
+        Spread(r.server_us_add, false), Median(r.client_user_us_query),
+        Median(r.client_sys_us_query), r.fpr * 100, r.bytes, r.latency_p50_us,
         r.latency_p99_us);
-    absl::StrAppendFormat(&csv,
-                          "\"%s\",\"%s\",%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.3f,%."
-                          "3f,%.6f,%d,%.1f,%.1f\n",
-                          contenders[c]->name(), r.params,
-                          Median(r.queries_per_s), Min(r.queries_per_s),
-                          Max(r.queries_per_s), Median(r.adds_per_s),
-                          Min(r.adds_per_s), Max(r.adds_per_s),
-                          Median(r.server_us_query), Median(r.server_us_add),
-                          r.fpr, r.bytes, r.latency_p50_us, r.latency_p99_us);
+    absl::StrAppendFormat(
+        &csv,
+        "\"%s\",\"%s\",%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.3f,%."
+        "3f,%.3f,%.3f,%.6f,%d,%.1f,%.1f\n",
+        contenders[c]->name(), r.params, Median(r.queries_per_s),
+        Min(r.queries_per_s), Max(r.queries_per_s), Median(r.adds_per_s),
+        Min(r.adds_per_s), Max(r.adds_per_s), Median(r.server_us_query),
+        Median(r.server_us_add), Median(r.client_user_us_query),
+        Median(r.client_sys_us_query), r.fpr, r.bytes, r.latency_p50_us,
+        r.latency_p99_us);
   }
   absl::StrAppendFormat(
-      &md, "| PING (one round trip) | | | | | | | | %.1f / %.1f |\n", ping_p50,
-      ping_p99);
-  absl::StrAppendFormat(&csv, "\"PING\",\"\",,,,,,,,,,,%.1f,%.1f\n", ping_p50,
+      &md, "| PING (one round trip) | | | | | | | | | %.1f / %.1f |\n",
+      ping_p50, ping_p99);
+  absl::StrAppendFormat(&csv, "\"PING\",\"\",,,,,,,,,,,,,%.1f,%.1f\n", ping_p50,
                         ping_p99);
   absl::StrAppend(&md,
                   "\nEvery inserted key answered \"may contain\" in every "
