@@ -7,7 +7,8 @@ const std::vector<Command>& AllCommands() {
       {
           "build",
           "[--bits_per_key=B | --fp_rate=P] [--seed=S] "
-          "[--compression=none|zstd] [--input_format=lines|lenprefixed] "
+          "[--nocompact_small_filters] [--compression=none|zstd] "
+          "[--input_format=lines|lenprefixed] "
           "INPUT|- -o OUTPUT",
           "Build a filter file from a list of keys.",
           "Reads keys from INPUT (- for standard input), builds a filter and "
@@ -18,8 +19,9 @@ const std::vector<Command>& AllCommands() {
           "estimated false-positive rate. Shows a progress bar on stderr "
           "while reading when stderr is a terminal, unless --quiet. On any "
           "error nothing is written (an existing OUTPUT is left as it was).",
-          {"bits_per_key", "fp_rate", "seed", "compression", "zstd_level",
-           "encoding", "input_format", "o", "quiet"},
+          {"bits_per_key", "fp_rate", "seed", "compact_small_filters",
+           "compression", "zstd_level", "encoding", "input_format", "o",
+           "quiet"},
           &RunBuild,
       },
       {

@@ -14,6 +14,11 @@ ABSL_FLAG(double, bits_per_key, 10,
 ABSL_FLAG(double, fp_rate, 0,
           "Instead of --bits_per_key: the smallest filter whose expected "
           "false-positive rate is at most this, 0 < P < 1.");
+ABSL_FLAG(bool, compact_small_filters, true,
+          "Filters of at most 1 KiB of bits get narrower lanes (one block, "
+          "no rounding up to 64 bytes). --nocompact_small_filters keeps "
+          "64-byte blocks of 32-bit lanes at every size, as a shared filter "
+          "in Redis needs (blockbloom redis push).");
 ABSL_FLAG(uint64_t, seed, 0,
           "Hash seed, stored in the filter. Use a secret random one where "
           "other people choose the keys.");
@@ -97,6 +102,7 @@ absl::StatusOr<FilterOptions> FilterOptionsFromFlags() {
   options.bits_per_key = absl::GetFlag(FLAGS_bits_per_key);
   options.fp_rate = absl::GetFlag(FLAGS_fp_rate);
   options.seed = absl::GetFlag(FLAGS_seed);
+  options.compact_small_filters = absl::GetFlag(FLAGS_compact_small_filters);
   if (FlagGiven("fp_rate") && !(options.fp_rate > 0 && options.fp_rate < 1)) {
     // FilterOptions reads 0 as "not set"; on the command line it is an error.
     return absl::InvalidArgumentError(

@@ -17,6 +17,7 @@
 ABSL_DECLARE_FLAG(double, bits_per_key);
 ABSL_DECLARE_FLAG(double, fp_rate);
 ABSL_DECLARE_FLAG(uint64_t, seed);
+ABSL_DECLARE_FLAG(bool, compact_small_filters);
 ABSL_DECLARE_FLAG(std::string, compression);
 ABSL_DECLARE_FLAG(int, zstd_level);
 ABSL_DECLARE_FLAG(std::string, encoding);
@@ -40,9 +41,9 @@ absl::StatusOr<Encoding> EncodingFlag();
 void SetGivenFlags(std::vector<std::string> names);
 bool FlagGiven(std::string_view name);
 
-// FilterOptions from --bits_per_key, --fp_rate and --seed. InvalidArgument
-// if both --bits_per_key and --fp_rate are given (the builder checks the
-// values themselves).
+// FilterOptions from --bits_per_key, --fp_rate, --seed and
+// --compact_small_filters. InvalidArgument if both --bits_per_key and
+// --fp_rate are given (the builder checks the values themselves).
 absl::StatusOr<FilterOptions> FilterOptionsFromFlags();
 
 // WriteOptions from --encoding, --compression and --zstd_level.

@@ -69,6 +69,7 @@ std::string_view ValueName(std::string_view flag) {
       {"input_format", "lines|lenprefixed"},
       {"o", "OUTPUT"},
       {"keys", "N"},
+      {"compact_small_filters", "true|false"},
   };
   for (const auto& [name, value] : kNames) {
     if (name == flag) return value;
