@@ -20,8 +20,10 @@ ABSL_FLAG(bool, compact_small_filters, true,
           "64-byte blocks of 32-bit lanes at every size, as a shared filter "
           "in Redis needs (blockbloom redis push).");
 ABSL_FLAG(uint64_t, seed, 0,
-          "Hash seed, stored in the filter. Use a secret random one where "
-          "other people choose the keys.");
+          "Hash seed, stored in the filter file (Redis keeps only a "
+          "fingerprint: redis pull, query and info take the seed the filter "
+          "was built with). Use a secret random one where other people "
+          "choose the keys.");
 ABSL_FLAG(std::string, compression, "none",
           "none or zstd. zstd implies the full encoding; a well-sized "
           "filter's bits are random and do not shrink, a sparse one's do.");
@@ -49,6 +51,25 @@ ABSL_FLAG(bool, count, false,
           "per key.");
 ABSL_FLAG(uint64_t, keys, 1'000'000,
           "Keys to build the filter from; as many absent keys are probed.");
+
+ABSL_FLAG(std::string, url, "redis://127.0.0.1:6379",
+          "The Redis server (or any node of a cluster): "
+          "redis://[[user]:password@]host[:port][/db] with query options "
+          "?cluster=yes|no|auto, timeout=<ms> (per command, default 1000) "
+          "and connect_timeout=<ms>.");
+ABSL_FLAG(std::string, name, "",
+          "The shared filter's name in Redis (required; its keys are "
+          "bb:{NAME} and bb:{NAME}:...).");
+ABSL_FLAG(uint64_t, shard_bytes, uint64_t{32} << 20,
+          "Bytes of filter per Redis key (whole 64-byte blocks, at most 512 "
+          "MiB - 8): big filters are split so that no single key blocks the "
+          "server when it is created, moved or freed.");
+ABSL_FLAG(absl::Duration, expire, absl::InfiniteDuration(),
+          "Expire every key of the shared filter after this long (e.g. 24h, "
+          "90m); inf: never.");
+ABSL_FLAG(bool, replace, false,
+          "Replace a shared filter of the same name (readers switch from the "
+          "old one to the new one at once, never see a mix).");
 
 namespace blockbloom::cli {
 

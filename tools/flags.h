@@ -10,6 +10,7 @@
 
 #include "absl/flags/declare.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "blockbloom/filter.h"
 #include "blockbloom/format.h"
 #include "tools/key_reader.h"
@@ -27,6 +28,11 @@ ABSL_DECLARE_FLAG(bool, quiet);
 ABSL_DECLARE_FLAG(bool, json);
 ABSL_DECLARE_FLAG(bool, count);
 ABSL_DECLARE_FLAG(uint64_t, keys);
+ABSL_DECLARE_FLAG(std::string, url);
+ABSL_DECLARE_FLAG(std::string, name);
+ABSL_DECLARE_FLAG(uint64_t, shard_bytes);
+ABSL_DECLARE_FLAG(absl::Duration, expire);
+ABSL_DECLARE_FLAG(bool, replace);
 
 namespace blockbloom::cli {
 
