@@ -381,13 +381,14 @@ absl::Status Main() {
           static_cast<double>(std::max<uint64_t>(1, guarded->db_reads)),
       plain->absent_at_db, guarded->absent_at_db);
   absl::PrintF(
-      "Filter deleted: %d of %d checks failed and failed open (%s), "
-      "%d DB reads, %d real users refused.\n",
+      "Filter deleted: %d of %d checks failed (%s) and failed open: %d DB "
+      "reads, %d real users refused.\n",
       lost->guard_errors, lost->requests,
-      lost->first_guard_error.ok()
-          ? "no error"
-          : std::string(lost->first_guard_error.message()),
-      lost->db_reads, lost->missing_users);
+      absl::StatusCodeToString(lost->first_guard_error.code()), lost->db_reads,
+      lost->missing_users);
+  if (!lost->first_guard_error.ok()) {
+    absl::PrintF("  first error: %s\n", lost->first_guard_error.message());
+  }
   if (plain->missing_users + guarded->missing_users + lost->missing_users !=
       0) {
     return absl::InternalError("a real user was answered \"no such user\"");
