@@ -199,6 +199,12 @@ class RoundTripTest(CliTestCase):
         self.assertLess(abs(info["estimated_keys"] - 60),
                         4 * info["estimated_keys_stderr"])
         self.assertEqual(self.query(f, keys[:60]), [1] * 60)
+        self.assertNotEqual(info["lane_bits"], 32)  # 600 bits / 16 lanes
+        # --nocompact_small_filters: 64-byte blocks even for a tiny filter
+        # (what a shared filter in Redis needs).
+        f = self.build(keys[:60], "blocks.bbf", ["--nocompact_small_filters"])
+        self.assertEqual(self.info(f)["lane_bits"], 32)
+        self.assertEqual(self.query(f, keys[:60]), [1] * 60)
 
     def test_length_prefixed_keys(self):
         # Any bytes: newlines, NULs, empty keys.
