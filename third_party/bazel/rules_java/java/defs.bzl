@@ -1,0 +1,32 @@
+"""Stand-in for @rules_java//java:defs.bzl: the native rules under the same
+names, so that Bazel 4.2.3 does not download rules_java (we build no Java)."""
+
+def java_binary(**kwargs):
+    native.java_binary(**kwargs)
+
+def java_import(**kwargs):
+    native.java_import(**kwargs)
+
+def java_library(**kwargs):
+    native.java_library(**kwargs)
+
+def java_lite_proto_library(**kwargs):
+    native.java_lite_proto_library(**kwargs)
+
+def java_proto_library(**kwargs):
+    native.java_proto_library(**kwargs)
+
+def java_test(**kwargs):
+    native.java_test(**kwargs)
+
+def java_package_configuration(**kwargs):
+    native.java_package_configuration(**kwargs)
+
+def java_plugin(**kwargs):
+    native.java_plugin(**kwargs)
+
+def java_runtime(**kwargs):
+    native.java_runtime(**kwargs)
+
+def java_toolchain(**kwargs):
+    native.java_toolchain(**kwargs)
