@@ -58,7 +58,8 @@ std::string FlagName(std::string_view arg) {
 
 int Main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
-      "Build, inspect, query and benchmark blockbloom filter files. Run "
+      "Build, inspect, query, benchmark and share (Redis) blockbloom filter "
+      "files. Run "
       "'blockbloom --help' for the commands.");
   absl::FlagsUsageConfig config;
   config.version_string = [] {

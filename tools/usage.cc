@@ -142,8 +142,8 @@ std::string ShortUsage() {
 std::string FullHelp() {
   std::string out =
       "blockbloom: build, inspect, query and benchmark blockbloom filter "
-      "files\n(cache-line-blocked split Bloom filters; the file format is "
-      "docs/FORMAT.md).\n\n";
+      "files,\nand share them through Redis (cache-line-blocked split Bloom "
+      "filters;\nthe file format is docs/FORMAT.md).\n\n";
   out += ShortUsage();
   for (const Command& command : AllCommands()) {
     absl::StrAppend(&out, "\n", CommandHelp(command));

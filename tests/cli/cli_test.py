@@ -588,7 +588,8 @@ class UsageTest(CliTestCase):
 
     def test_help_documents_everything(self):
         text = self.check_run(["--help"]).stdout.decode()
-        for word in ("build", "info", "query", "bench", "--bits_per_key",
+        for word in ("build", "info", "query", "bench", "redis",
+                     "--nocompact_small_filters", "--bits_per_key",
                      "--fp_rate", "--seed", "--compression", "--input_format",
                      "-o OUTPUT", "--quiet", "--json", "--count", "--keys",
                      "--encoding", "--zstd_level", "Exit codes", "lenprefixed",
