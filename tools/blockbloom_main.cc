@@ -5,6 +5,7 @@
 //   blockbloom info --json keys.bbf
 //   blockbloom query keys.bbf candidates.txt
 //   blockbloom bench --keys=1000000
+//   blockbloom redis push keys.bbf --url=redis://127.0.0.1:6379 --name=keys
 //
 // This file parses the command line and dispatches; each command lives in
 // <name>_command.cc and is described by its row in commands.cc, from which
@@ -57,7 +58,8 @@ std::string FlagName(std::string_view arg) {
 
 int Main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
-      "Build, inspect, query and benchmark blockbloom filter files. Run "
+      "Build, inspect, query, benchmark and share (Redis) blockbloom filter "
+      "files. Run "
       "'blockbloom --help' for the commands.");
   absl::FlagsUsageConfig config;
   config.version_string = [] {
@@ -118,7 +120,7 @@ int Main(int argc, char** argv) {
   if (command == nullptr) {
     return UsageError("", absl::StrCat("unknown command '", command_name,
                                        "'; the commands are build, info, "
-                                       "query, bench"));
+                                       "query, bench, redis"));
   }
   if (help) {
     std::fputs((CommandHelp(*command) + "\n" + ExitCodesHelp()).c_str(),

@@ -7,7 +7,8 @@ const std::vector<Command>& AllCommands() {
       {
           "build",
           "[--bits_per_key=B | --fp_rate=P] [--seed=S] "
-          "[--compression=none|zstd] [--input_format=lines|lenprefixed] "
+          "[--nocompact_small_filters] [--compression=none|zstd] "
+          "[--input_format=lines|lenprefixed] "
           "INPUT|- -o OUTPUT",
           "Build a filter file from a list of keys.",
           "Reads keys from INPUT (- for standard input), builds a filter and "
@@ -18,8 +19,9 @@ const std::vector<Command>& AllCommands() {
           "estimated false-positive rate. Shows a progress bar on stderr "
           "while reading when stderr is a terminal, unless --quiet. On any "
           "error nothing is written (an existing OUTPUT is left as it was).",
-          {"bits_per_key", "fp_rate", "seed", "compression", "zstd_level",
-           "encoding", "input_format", "o", "quiet"},
+          {"bits_per_key", "fp_rate", "seed", "compact_small_filters",
+           "compression", "zstd_level", "encoding", "input_format", "o",
+           "quiet"},
           &RunBuild,
       },
       {
@@ -69,6 +71,48 @@ const std::vector<Command>& AllCommands() {
           "an unpinned machine: for careful figures see docs/BENCHMARKS.md.",
           {"keys", "bits_per_key", "fp_rate", "seed"},
           &RunBench,
+      },
+      {
+          "redis",
+          "push FILTER | pull -o FILTER | query [KEYS|-] | info | delete "
+          "--name=NAME [--url=redis://HOST:PORT] [--seed=S]",
+          "Share a filter through Redis: push, pull, query, info, delete.",
+          "A shared filter lives in Redis (blockbloom/redis.h, "
+          "docs/REDIS.md) so that many processes probe and add to one "
+          "filter: a query reads one 64-byte block (GETRANGE), an add sets "
+          "its bits in one atomic BITFIELD. Every subcommand takes --name "
+          "(required) and --url (a standalone server or any node of a "
+          "cluster).\n\n"
+          "redis push FILTER [--shard_bytes=BYTES] [--expire=DURATION] "
+          "[--replace]: uploads a filter file as the shared filter NAME. The "
+          "file needs 64-byte blocks (build small filters with "
+          "--nocompact_small_filters). The shards go up first and the "
+          "metadata switches last, so with --replace readers see the old "
+          "filter or the new one, never a mix. Redis stores only a "
+          "fingerprint of the seed: the other subcommands need the filter's "
+          "--seed.\n\n"
+          "redis pull -o FILTER [--seed=S]: downloads the shared filter into "
+          "a filter file (full encoding; the key count in its footer is "
+          "estimated from the bits), written atomically as by build.\n\n"
+          "redis query [--count] [--input_format=lines|lenprefixed] [--seed=S] "
+          "[KEYS|-]: like query, one line per key (1: may be in the set, 0: "
+          "definitely not) or, with --count, {\"queried\": N, "
+          "\"may_contain\": M}; keys go to Redis in pipelined batches.\n\n"
+          "redis info [--json] [--seed=S]: the shared filter's shape (k, "
+          "blocks, shards, placement), its time to live and the distinct "
+          "keys estimated from the bits set, with the bits per key and "
+          "false-positive rate that follow. --json field names are stable: "
+          "server, name, metadata_key, placement, lane_bits, block_bytes, "
+          "num_probes, seed, num_blocks, bits_bytes, num_shards, "
+          "blocks_per_shard, ttl_seconds (null if none), estimated_keys, "
+          "bits_per_key, estimated_fp_rate.\n\n"
+          "redis delete: removes the metadata and every shard (nothing to do "
+          "if there is no such filter).\n\n"
+          "Redis errors (connection refused, a timeout, no such filter, a "
+          "wrong seed) exit with status 4.",
+          {"url", "name", "seed", "shard_bytes", "expire", "replace", "o",
+           "count", "input_format", "json"},
+          &RunRedis,
       },
   };
   return *commands;

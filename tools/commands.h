@@ -34,6 +34,7 @@ int RunBuild(const std::vector<std::string>& args);
 int RunInfo(const std::vector<std::string>& args);
 int RunQuery(const std::vector<std::string>& args);
 int RunBench(const std::vector<std::string>& args);
+int RunRedis(const std::vector<std::string>& args);
 
 }  // namespace blockbloom::cli
 

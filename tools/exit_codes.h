@@ -13,6 +13,9 @@ enum ExitCode : int {
   kExitBadInput = 2,
   // Writing the output failed (nothing is left behind).
   kExitWriteError = 3,
+  // A Redis error (blockbloom redis): connection refused or lost, a timeout,
+  // no such shared filter, a key of another type, a wrong seed, AUTH.
+  kExitRedis = 4,
 };
 
 }  // namespace blockbloom::cli

@@ -14,9 +14,16 @@ ABSL_FLAG(double, bits_per_key, 10,
 ABSL_FLAG(double, fp_rate, 0,
           "Instead of --bits_per_key: the smallest filter whose expected "
           "false-positive rate is at most this, 0 < P < 1.");
+ABSL_FLAG(bool, compact_small_filters, true,
+          "Filters of at most 1 KiB of bits get narrower lanes (one block, "
+          "no rounding up to 64 bytes). --nocompact_small_filters keeps "
+          "64-byte blocks of 32-bit lanes at every size, as a shared filter "
+          "in Redis needs (blockbloom redis push).");
 ABSL_FLAG(uint64_t, seed, 0,
-          "Hash seed, stored in the filter. Use a secret random one where "
-          "other people choose the keys.");
+          "Hash seed, stored in the filter file (Redis keeps only a "
+          "fingerprint: redis pull, query and info take the seed the filter "
+          "was built with). Use a secret random one where other people "
+          "choose the keys.");
 ABSL_FLAG(std::string, compression, "none",
           "none or zstd. zstd implies the full encoding; a well-sized "
           "filter's bits are random and do not shrink, a sparse one's do.");
@@ -44,6 +51,25 @@ ABSL_FLAG(bool, count, false,
           "per key.");
 ABSL_FLAG(uint64_t, keys, 1'000'000,
           "Keys to build the filter from; as many absent keys are probed.");
+
+ABSL_FLAG(std::string, url, "redis://127.0.0.1:6379",
+          "The Redis server (or any node of a cluster): "
+          "redis://[[user]:password@]host[:port][/db] with query options "
+          "?cluster=yes|no|auto, timeout=<ms> (per command, default 1000) "
+          "and connect_timeout=<ms>.");
+ABSL_FLAG(std::string, name, "",
+          "The shared filter's name in Redis (required; its keys are "
+          "bb:{NAME} and bb:{NAME}:...).");
+ABSL_FLAG(uint64_t, shard_bytes, uint64_t{32} << 20,
+          "Bytes of filter per Redis key (whole 64-byte blocks, at most 512 "
+          "MiB - 8): big filters are split so that no single key blocks the "
+          "server when it is created, moved or freed.");
+ABSL_FLAG(absl::Duration, expire, absl::InfiniteDuration(),
+          "Expire every key of the shared filter after this long (e.g. 24h, "
+          "90m); inf: never.");
+ABSL_FLAG(bool, replace, false,
+          "Replace a shared filter of the same name (readers switch from the "
+          "old one to the new one at once, never see a mix).");
 
 namespace blockbloom::cli {
 
@@ -97,6 +123,7 @@ absl::StatusOr<FilterOptions> FilterOptionsFromFlags() {
   options.bits_per_key = absl::GetFlag(FLAGS_bits_per_key);
   options.fp_rate = absl::GetFlag(FLAGS_fp_rate);
   options.seed = absl::GetFlag(FLAGS_seed);
+  options.compact_small_filters = absl::GetFlag(FLAGS_compact_small_filters);
   if (FlagGiven("fp_rate") && !(options.fp_rate > 0 && options.fp_rate < 1)) {
     // FilterOptions reads 0 as "not set"; on the command line it is an error.
     return absl::InvalidArgumentError(

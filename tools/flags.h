@@ -10,6 +10,7 @@
 
 #include "absl/flags/declare.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "blockbloom/filter.h"
 #include "blockbloom/format.h"
 #include "tools/key_reader.h"
@@ -17,6 +18,7 @@
 ABSL_DECLARE_FLAG(double, bits_per_key);
 ABSL_DECLARE_FLAG(double, fp_rate);
 ABSL_DECLARE_FLAG(uint64_t, seed);
+ABSL_DECLARE_FLAG(bool, compact_small_filters);
 ABSL_DECLARE_FLAG(std::string, compression);
 ABSL_DECLARE_FLAG(int, zstd_level);
 ABSL_DECLARE_FLAG(std::string, encoding);
@@ -26,6 +28,11 @@ ABSL_DECLARE_FLAG(bool, quiet);
 ABSL_DECLARE_FLAG(bool, json);
 ABSL_DECLARE_FLAG(bool, count);
 ABSL_DECLARE_FLAG(uint64_t, keys);
+ABSL_DECLARE_FLAG(std::string, url);
+ABSL_DECLARE_FLAG(std::string, name);
+ABSL_DECLARE_FLAG(uint64_t, shard_bytes);
+ABSL_DECLARE_FLAG(absl::Duration, expire);
+ABSL_DECLARE_FLAG(bool, replace);
 
 namespace blockbloom::cli {
 
@@ -40,9 +47,9 @@ absl::StatusOr<Encoding> EncodingFlag();
 void SetGivenFlags(std::vector<std::string> names);
 bool FlagGiven(std::string_view name);
 
-// FilterOptions from --bits_per_key, --fp_rate and --seed. InvalidArgument
-// if both --bits_per_key and --fp_rate are given (the builder checks the
-// values themselves).
+// FilterOptions from --bits_per_key, --fp_rate, --seed and
+// --compact_small_filters. InvalidArgument if both --bits_per_key and
+// --fp_rate are given (the builder checks the values themselves).
 absl::StatusOr<FilterOptions> FilterOptionsFromFlags();
 
 // WriteOptions from --encoding, --compression and --zstd_level.

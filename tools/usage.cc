@@ -69,6 +69,11 @@ std::string_view ValueName(std::string_view flag) {
       {"input_format", "lines|lenprefixed"},
       {"o", "OUTPUT"},
       {"keys", "N"},
+      {"compact_small_filters", "true|false"},
+      {"url", "URL"},
+      {"name", "NAME"},
+      {"shard_bytes", "BYTES"},
+      {"expire", "DURATION"},
   };
   for (const auto& [name, value] : kNames) {
     if (name == flag) return value;
@@ -103,7 +108,10 @@ constexpr char kExitCodes[] =
     "     take, a bad value, a missing or extra argument\n"
     "  2  a file cannot be read, or is not a valid filter (or valid input);\n"
     "     the message names the file and the reason\n"
-    "  3  an I/O error writing the output; no partial file is left behind\n";
+    "  3  an I/O error writing the output; no partial file is left behind\n"
+    "  4  a Redis error (blockbloom redis): connection refused or lost, a\n"
+    "     timeout, no such shared filter, a wrong seed; the message names the\n"
+    "     server or the filter\n";
 
 }  // namespace
 
@@ -134,8 +142,8 @@ std::string ShortUsage() {
 std::string FullHelp() {
   std::string out =
       "blockbloom: build, inspect, query and benchmark blockbloom filter "
-      "files\n(cache-line-blocked split Bloom filters; the file format is "
-      "docs/FORMAT.md).\n\n";
+      "files,\nand share them through Redis (cache-line-blocked split Bloom "
+      "filters;\nthe file format is docs/FORMAT.md).\n\n";
   out += ShortUsage();
   for (const Command& command : AllCommands()) {
     absl::StrAppend(&out, "\n", CommandHelp(command));

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Fails if a test in cli_test.py is missing from the list ctest runs
-(tests/cli/CMakeLists.txt), or the list names one that does not exist.
+"""Fails if a test in cli_test.py (or redis_cli_test.py) is missing from the
+list ctest runs (tests/cli/CMakeLists.txt), or the list names one that does
+not exist.
 
     check_registered.py cli_test.py Class.test_name...
 """
@@ -21,7 +22,7 @@ def main():
     for name in sorted(defined - registered):
         print("not registered in tests/cli/CMakeLists.txt:", name)
     for name in sorted(registered - defined):
-        print("registered but not in cli_test.py:", name)
+        print("registered but not in %s:" % sys.argv[1], name)
     return 0 if defined == registered else 1
 
 

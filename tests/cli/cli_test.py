@@ -199,6 +199,12 @@ class RoundTripTest(CliTestCase):
         self.assertLess(abs(info["estimated_keys"] - 60),
                         4 * info["estimated_keys_stderr"])
         self.assertEqual(self.query(f, keys[:60]), [1] * 60)
+        self.assertNotEqual(info["lane_bits"], 32)  # 600 bits / 16 lanes
+        # --nocompact_small_filters: 64-byte blocks even for a tiny filter
+        # (what a shared filter in Redis needs).
+        f = self.build(keys[:60], "blocks.bbf", ["--nocompact_small_filters"])
+        self.assertEqual(self.info(f)["lane_bits"], 32)
+        self.assertEqual(self.query(f, keys[:60]), [1] * 60)
 
     def test_length_prefixed_keys(self):
         # Any bytes: newlines, NULs, empty keys.
@@ -582,7 +588,8 @@ class UsageTest(CliTestCase):
 
     def test_help_documents_everything(self):
         text = self.check_run(["--help"]).stdout.decode()
-        for word in ("build", "info", "query", "bench", "--bits_per_key",
+        for word in ("build", "info", "query", "bench", "redis",
+                     "--nocompact_small_filters", "--bits_per_key",
                      "--fp_rate", "--seed", "--compression", "--input_format",
                      "-o OUTPUT", "--quiet", "--json", "--count", "--keys",
                      "--encoding", "--zstd_level", "Exit codes", "lenprefixed",

@@ -1,0 +1,438 @@
+// blockbloom redis: shared filters in Redis (blockbloom/redis.h) from the
+// command line: push a filter file, pull one back, query, describe, delete.
+//
+// Without hiredis at build time (no BLOCKBLOOM_HAVE_REDIS) the command is
+// still listed, so that scripts get a clear error instead of "unknown
+// command".
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/time.h"
+#include "absl/types/span.h"
+#include "tools/commands.h"
+#include "tools/flags.h"
+#include "tools/report.h"
+
+#ifdef BLOCKBLOOM_HAVE_REDIS
+#include "blockbloom/filter.h"
+#include "blockbloom/format.h"
+#include "blockbloom/redis.h"
+#include "blockbloom/sizing.h"
+#include "tools/atomic_file.h"
+#include "tools/filter_file.h"
+#include "tools/json_writer.h"
+#include "tools/key_reader.h"
+#endif
+
+namespace blockbloom::cli {
+namespace {
+
+constexpr char kCommand[] = "redis";
+
+// The flags each subcommand takes (main checks them against the `redis` row
+// of commands.cc, which has their union).
+struct Subcommand {
+  std::string_view name;
+  std::vector<std::string_view> flags;
+};
+
+const std::vector<Subcommand>& Subcommands() {
+  static const auto* subcommands = new std::vector<Subcommand>{
+      {"push", {"url", "name", "shard_bytes", "expire", "replace"}},
+      {"pull", {"url", "name", "seed", "o"}},
+      {"query", {"url", "name", "seed", "count", "input_format"}},
+      {"info", {"url", "name", "seed", "json"}},
+      {"delete", {"url", "name"}},
+  };
+  return *subcommands;
+}
+
+// Usage errors common to every subcommand: an unknown one, a flag of
+// another, no --name. Returns kExitOk if the command line is fine.
+int CheckCommandLine(const std::vector<std::string>& args) {
+  if (args.empty()) {
+    return UsageError(kCommand,
+                      "expected a subcommand: push, pull, query, info or "
+                      "delete");
+  }
+  const Subcommand* sub = nullptr;
+  for (const Subcommand& s : Subcommands()) {
+    if (s.name == args[0]) sub = &s;
+  }
+  if (sub == nullptr) {
+    return UsageError(kCommand,
+                      absl::StrCat("unknown subcommand '", args[0],
+                                   "'; expected push, pull, query, info or "
+                                   "delete"));
+  }
+  for (const Subcommand& other : Subcommands()) {
+    for (std::string_view flag : other.flags) {
+      bool ok = false;
+      for (std::string_view own : sub->flags) ok = ok || own == flag;
+      if (!ok && FlagGiven(flag)) {
+        return UsageError(kCommand,
+                          absl::StrCat(flag.size() == 1 ? "-" : "--",
+                                       std::string(flag), " is not a flag of ",
+                                       "redis ", std::string(sub->name)));
+      }
+    }
+  }
+  if (absl::GetFlag(FLAGS_name).empty()) {
+    return UsageError(kCommand,
+                      "--name=NAME is required: the shared filter's name in "
+                      "Redis");
+  }
+  return kExitOk;
+}
+
+#ifdef BLOCKBLOOM_HAVE_REDIS
+
+// A connection to --url, or the exit code after reporting why not.
+struct Connected {
+  std::unique_ptr<redis::Connection> connection;
+  std::string where;  // "redis://host:port" for messages
+  int exit_code = kExitOk;
+};
+
+Connected Connect() {
+  Connected c;
+  const std::string url = absl::GetFlag(FLAGS_url);
+  absl::StatusOr<redis::ConnectionOptions> options = redis::ParseUrl(url);
+  if (!options.ok()) {
+    c.exit_code = UsageError(
+        kCommand,
+        absl::StrCat("--url=", url, ": ", options.status().message()));
+    return c;
+  }
+  const bool ipv6 = options->host.find(':') != std::string::npos;
+  c.where = absl::StrCat("redis://", ipv6 ? "[" : "", options->host,
+                         ipv6 ? "]" : "", ":", options->port);
+  absl::StatusOr<std::unique_ptr<redis::Connection>> connection =
+      redis::Connection::Connect(*options);
+  if (!connection.ok()) {
+    c.exit_code = Fail(kCommand, kExitRedis,
+                       absl::StrCat("cannot connect to ", c.where, ": ",
+                                    connection.status().message()));
+    return c;
+  }
+  c.connection = std::move(*connection);
+  return c;
+}
+
+int RedisError(const Connected& c, const absl::Status& status) {
+  std::string message = absl::StrCat(c.where, ": ", status.message());
+  if (absl::IsFailedPrecondition(status) &&
+      absl::StrContains(status.message(), "seed") && !FlagGiven("seed")) {
+    // The usual cause: a filter pushed with a seed, opened without one.
+    absl::StrAppend(&message,
+                    " (a filter built with --seed=S is opened with the same "
+                    "--seed=S)");
+  }
+  return Fail(kCommand, kExitRedis, message);
+}
+
+absl::StatusOr<redis::SharedFilter> OpenShared(const Connected& c) {
+  return redis::SharedFilter::Open(
+      c.connection.get(), absl::GetFlag(FLAGS_name), absl::GetFlag(FLAGS_seed));
+}
+
+std::string Quoted(std::string_view name) {
+  return absl::StrCat("'", std::string(name), "'");
+}
+
+int Push(const std::vector<std::string>& args) {
+  if (args.size() != 2) {
+    return UsageError(kCommand, absl::StrCat("redis push expects one FILTER "
+                                             "file, got ",
+                                             args.size() - 1, " arguments"));
+  }
+  absl::StatusOr<std::unique_ptr<FilterFile>> file = LoadFilterFile(args[1]);
+  if (!file.ok()) return Fail(kCommand, kExitBadInput, file.status());
+  const Filter& filter = *(*file)->filter;
+  if (filter.lane_bits() != 32) {
+    // Lane width is part of where a key's bits go: a compact filter cannot
+    // be converted without its keys.
+    return Fail(
+        kCommand, kExitBadInput,
+        absl::StrFormat("%s: a small compact filter (%d-bit lanes) cannot be "
+                        "shared: Redis holds 64-byte blocks of 32-bit lanes; "
+                        "rebuild it with 'blockbloom build "
+                        "--nocompact_small_filters'",
+                        args[1], filter.lane_bits()));
+  }
+  redis::SharedFilterOptions options;
+  options.shard_bytes = absl::GetFlag(FLAGS_shard_bytes);
+  options.ttl = absl::GetFlag(FLAGS_expire);
+  if (options.ttl <= absl::ZeroDuration()) {
+    return UsageError(kCommand, "--expire must be positive (or inf)");
+  }
+  Connected c = Connect();
+  if (c.exit_code != kExitOk) return c.exit_code;
+  const std::string name = absl::GetFlag(FLAGS_name);
+  const absl::Time start = absl::Now();
+  absl::StatusOr<redis::SharedFilter> shared = redis::SharedFilter::Publish(
+      c.connection.get(), name, filter, options, absl::GetFlag(FLAGS_replace));
+  if (!shared.ok()) {
+    if (absl::IsAlreadyExists(shared.status())) {
+      return Fail(
+          kCommand, kExitRedis,
+          absl::StrCat(c.where, ": a shared filter named ", Quoted(name),
+                       " already exists; give --replace to replace "
+                       "it"));
+    }
+    return RedisError(c, shared.status());
+  }
+  std::printf(
+      "pushed %s to %s as %s: %llu bytes of bits in %llu shard%s, k = %d, "
+      "%llu keys, %.2f s\n",
+      args[1].c_str(), c.where.c_str(), Quoted(name).c_str(),
+      static_cast<unsigned long long>(filter.shape().size_bytes()),
+      static_cast<unsigned long long>(shared->num_shards()),
+      shared->num_shards() == 1 ? "" : "s", filter.num_probes(),
+      static_cast<unsigned long long>(filter.num_keys()),
+      absl::ToDoubleSeconds(absl::Now() - start));
+  if (filter.seed() != 0) {
+    // Redis keeps only a fingerprint of the seed.
+    std::printf("its seed is %llu: give --seed=%llu to pull, query and info\n",
+                static_cast<unsigned long long>(filter.seed()),
+                static_cast<unsigned long long>(filter.seed()));
+  }
+  return kExitOk;
+}
+
+int Pull(const std::vector<std::string>& args) {
+  if (args.size() != 1) {
+    return UsageError(kCommand,
+                      "redis pull takes no arguments: -o FILTER "
+                      "names the file to write");
+  }
+  const std::string output = absl::GetFlag(FLAGS_o);
+  if (output.empty() || output == "-") {
+    return UsageError(kCommand, "-o FILTER (a file) is required");
+  }
+  Connected c = Connect();
+  if (c.exit_code != kExitOk) return c.exit_code;
+  absl::StatusOr<redis::SharedFilter> shared = OpenShared(c);
+  if (!shared.ok()) return RedisError(c, shared.status());
+  absl::StatusOr<std::string> block = shared->Download();
+  if (!block.ok()) return RedisError(c, block.status());
+  if (absl::Status s = WriteFileAtomically(output, *block); !s.ok()) {
+    Fail(kCommand, kExitWriteError, s);
+    std::fprintf(stderr, "nothing written to %s\n", output.c_str());
+    return kExitWriteError;
+  }
+  std::printf("pulled %s from %s: %zu bytes written to %s\n",
+              Quoted(shared->name()).c_str(), c.where.c_str(), block->size(),
+              output.c_str());
+  return kExitOk;
+}
+
+// Keys are checked in batches of at most this many keys or bytes (each batch
+// is a few pipelined round trips).
+constexpr size_t kBatchKeys = 4096;
+constexpr size_t kBatchBytes = size_t{1} << 20;
+
+int Query(const std::vector<std::string>& args) {
+  if (args.size() > 2) {
+    return UsageError(kCommand, "redis query takes at most one KEYS file");
+  }
+  const std::string keys_path = args.size() == 2 ? args[1] : "-";
+  absl::StatusOr<InputFormat> format = InputFormatFlag();
+  if (!format.ok()) return UsageError(kCommand, format.status());
+  absl::StatusOr<std::unique_ptr<KeyReader>> reader =
+      KeyReader::Open(keys_path, *format);
+  if (!reader.ok()) return Fail(kCommand, kExitBadInput, reader.status());
+  Connected c = Connect();
+  if (c.exit_code != kExitOk) return c.exit_code;
+  absl::StatusOr<redis::SharedFilter> shared = OpenShared(c);
+  if (!shared.ok()) return RedisError(c, shared.status());
+  shared->set_pipeline_depth(256);
+
+  const bool count_only = absl::GetFlag(FLAGS_count);
+  uint64_t queried = 0;
+  uint64_t may_contain = 0;
+  std::string arena;
+  std::vector<size_t> ends;
+  std::vector<std::string_view> views;
+  std::unique_ptr<bool[]> results(new bool[kBatchKeys]);
+  // Copies the keys (the reader's views do not last), then asks Redis.
+  const auto flush = [&]() -> absl::Status {
+    if (ends.empty()) return absl::OkStatus();
+    views.clear();
+    size_t begin = 0;
+    for (size_t end : ends) {
+      views.emplace_back(arena.data() + begin, end - begin);
+      begin = end;
+    }
+    const size_t n = views.size();
+    absl::Status s =
+        shared->MayContainBatch(views, absl::MakeSpan(results.get(), n));
+    if (!s.ok()) return s;
+    for (size_t i = 0; i < n; ++i) {
+      may_contain += results[i];
+      if (!count_only) std::fputs(results[i] ? "1\n" : "0\n", stdout);
+    }
+    queried += n;
+    arena.clear();
+    ends.clear();
+    return absl::OkStatus();
+  };
+  std::string_view key;
+  absl::Status status;
+  while (status.ok() && (*reader)->Next(&key)) {
+    arena.append(key);
+    ends.push_back(arena.size());
+    if (ends.size() == kBatchKeys || arena.size() >= kBatchBytes) {
+      status = flush();
+    }
+  }
+  if (status.ok()) status = flush();
+  // Answers printed so far stay printed: they are right for those keys.
+  if (!status.ok()) {
+    std::fflush(stdout);
+    return RedisError(c, status);
+  }
+  if (!(*reader)->status().ok()) {
+    std::fflush(stdout);
+    return Fail(kCommand, kExitBadInput, (*reader)->status());
+  }
+  if (count_only) {
+    JsonObject json;
+    json.Add("queried", queried);
+    json.Add("may_contain", may_contain);
+    std::fputs((json.str() + "\n").c_str(), stdout);
+  }
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    return Fail(kCommand, kExitWriteError, "error writing standard output");
+  }
+  return kExitOk;
+}
+
+int Info(const std::vector<std::string>& args) {
+  if (args.size() != 1) {
+    return UsageError(kCommand, "redis info takes no arguments");
+  }
+  Connected c = Connect();
+  if (c.exit_code != kExitOk) return c.exit_code;
+  absl::StatusOr<redis::SharedFilter> shared = OpenShared(c);
+  if (!shared.ok()) return RedisError(c, shared.status());
+  absl::StatusOr<uint64_t> count = shared->ApproximateCount();
+  if (!count.ok()) return RedisError(c, count.status());
+  absl::StatusOr<absl::Duration> ttl = shared->Ttl();
+  if (!ttl.ok()) return RedisError(c, ttl.status());
+  const FilterShape& shape = shared->shape();
+  const uint64_t bits_bytes = shape.size_bytes();
+  const double fp_rate = EstimatedFpRate(shape, *count).value_or(NAN);
+  const double bits_per_key =
+      *count == 0
+          ? NAN
+          : 8.0 * static_cast<double>(bits_bytes) / static_cast<double>(*count);
+  const bool spread = shared->placement() == redis::Placement::kSpread;
+  const std::vector<std::string> keys = shared->RedisKeys();
+  const std::string ttl_text =
+      *ttl == absl::InfiniteDuration() ? "none" : absl::FormatDuration(*ttl);
+
+  std::string out;
+  if (absl::GetFlag(FLAGS_json)) {
+    JsonObject json;
+    json.Add("server", c.where);
+    json.Add("name", shared->name());
+    json.Add("metadata_key", keys.front());
+    json.Add("placement", spread ? "spread" : "together");
+    json.Add("lane_bits", shape.lane_bits);
+    json.Add("block_bytes", uint64_t{2} * shape.lane_bits);
+    json.Add("num_probes", shape.num_probes);
+    json.Add("seed", shared->seed());
+    json.Add("num_blocks", shape.num_blocks);
+    json.Add("bits_bytes", bits_bytes);
+    json.Add("num_shards", shared->num_shards());
+    json.Add("blocks_per_shard", shared->blocks_per_shard());
+    if (*ttl == absl::InfiniteDuration()) {
+      json.AddNull("ttl_seconds");
+    } else {
+      json.Add("ttl_seconds", absl::ToDoubleSeconds(*ttl));
+    }
+    json.Add("estimated_keys", *count);
+    json.Add("bits_per_key", bits_per_key);
+    json.Add("estimated_fp_rate", fp_rate);
+    out = json.str() + "\n";
+  } else {
+    const auto line = [&out](const char* name, const std::string& value) {
+      absl::StrAppendFormat(&out, "%-24s %s\n", absl::StrCat(name, ":"), value);
+    };
+    line("server", c.where);
+    line("name", shared->name());
+    line("metadata key", keys.front());
+    line("layout",
+         absl::StrFormat("split block: 16 lanes x %d bits per %d-byte block",
+                         shape.lane_bits, 2 * shape.lane_bits));
+    line("probes (k)", absl::StrCat(shape.num_probes));
+    line("seed",
+         absl::StrFormat("%d (0x%016x)", shared->seed(), shared->seed()));
+    line("blocks", absl::StrCat(shape.num_blocks));
+    line("size", absl::StrFormat("%d bytes of bits", bits_bytes));
+    line("shards",
+         absl::StrFormat("%d of up to %d blocks (placement %s)",
+                         shared->num_shards(), shared->blocks_per_shard(),
+                         spread ? "spread" : "together"));
+    line("expires in", ttl_text);
+    line("estimated distinct keys",
+         absl::StrFormat("%d (from the bits set)", *count));
+    if (!std::isnan(bits_per_key)) {
+      line("bits per key", absl::StrFormat("%.2f", bits_per_key));
+    }
+    line("estimated FPR",
+         absl::StrFormat("%.4g%% (for the estimated keys)", 100 * fp_rate));
+  }
+  std::fputs(out.c_str(), stdout);
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    return Fail(kCommand, kExitWriteError, "error writing standard output");
+  }
+  return kExitOk;
+}
+
+int Delete(const std::vector<std::string>& args) {
+  if (args.size() != 1) {
+    return UsageError(kCommand, "redis delete takes no arguments");
+  }
+  Connected c = Connect();
+  if (c.exit_code != kExitOk) return c.exit_code;
+  const std::string name = absl::GetFlag(FLAGS_name);
+  if (absl::Status s = redis::SharedFilter::Delete(c.connection.get(), name);
+      !s.ok()) {
+    return RedisError(c, s);
+  }
+  std::printf("deleted %s from %s (nothing to do if it did not exist)\n",
+              Quoted(name).c_str(), c.where.c_str());
+  return kExitOk;
+}
+
+#endif  // BLOCKBLOOM_HAVE_REDIS
+
+}  // namespace
+
+int RunRedis(const std::vector<std::string>& args) {
+  if (int code = CheckCommandLine(args); code != kExitOk) return code;
+#ifdef BLOCKBLOOM_HAVE_REDIS
+  const std::string& sub = args[0];
+  if (sub == "push") return Push(args);
+  if (sub == "pull") return Pull(args);
+  if (sub == "query") return Query(args);
+  if (sub == "info") return Info(args);
+  return Delete(args);
+#else
+  return Fail(kCommand, kExitRedis,
+              "this blockbloom was built without Redis support: install "
+              "libhiredis-dev and rebuild");
+#endif
+}
+
+}  // namespace blockbloom::cli
