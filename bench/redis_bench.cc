@@ -54,8 +54,9 @@
 #include "blockbloom/hash.h"
 #include "blockbloom/redis.h"
 
-ABSL_FLAG(std::string, url, "redis://127.0.0.1:6379",
-          "the server (a standalone Redis; it is FLUSHALLed!)");
+ABSL_FLAG(std::string, url, "",
+          "the server, required (a standalone Redis; it is FLUSHALLed! "
+          "bench/redis_run starts a private one)");
 ABSL_FLAG(uint64_t, keys, 1000000, "keys inserted into each filter");
 ABSL_FLAG(uint64_t, queries, 1000000,
           "absent keys queried per repetition (the timed queries and the FPR)");
@@ -755,6 +756,11 @@ int main(int argc, char** argv) {
     Fail("flags",
          absl::InvalidArgumentError("--keys and --queries must be positive"));
 
+  if (absl::GetFlag(FLAGS_url).empty()) {
+    Fail("flags", absl::InvalidArgumentError(
+                      "--url is required: the bench FLUSHALLs that server; "
+                      "bench/redis_run starts a private one"));
+  }
   const blockbloom::redis::ConnectionOptions options =
       Check(blockbloom::redis::ParseUrl(absl::GetFlag(FLAGS_url)), "--url");
   std::unique_ptr<Pipe> pipe =
