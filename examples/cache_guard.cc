@@ -22,7 +22,8 @@
 //   blockbloom_cache_guard --redis_url=redis://127.0.0.1:6379
 //
 // It writes keys "cache_guard:*" (cache entries expire after 10 minutes) and
-// the filter "cache_guard_users" (deleted at the end) to that server.
+// the filter "cache_guard_users" (deleted on every exit, and expiring after
+// an hour should the program be killed) to that server.
 #include <hiredis/hiredis.h>
 #include <leveldb/db.h>
 #include <leveldb/write_batch.h>
@@ -321,6 +322,18 @@ absl::Status Main() {
   absl::StatusOr<std::unique_ptr<blockbloom::redis::Connection>> redis =
       blockbloom::redis::Connection::Connect(*options);
   if (!redis.ok()) return redis.status();
+  // The filter leaves Redis on every return below (the third run deletes it
+  // already; then this is a no-op). Declared after `redis`: runs before the
+  // connection closes.
+  struct DeleteFilter {
+    blockbloom::redis::Connection* redis;
+    ~DeleteFilter() {
+      if (absl::Status s = SharedFilter::Delete(redis, kFilterName); !s.ok()) {
+        absl::FPrintF(stderr, "cache_guard: could not delete '%s': %s\n",
+                      kFilterName, s.ToString());
+      }
+    }
+  } delete_filter{redis->get()};
   blockbloom::FilterOptions filter_options;
   filter_options.fp_rate = absl::GetFlag(FLAGS_fp_rate);
   filter_options.seed = absl::GetFlag(FLAGS_seed);
@@ -331,10 +344,11 @@ absl::Status Main() {
   for (uint64_t id = 0; id < users; ++id) builder->Add(UserKey(id));
   absl::StatusOr<blockbloom::Filter> filter = builder->Finish();
   if (!filter.ok()) return filter.status();
-  absl::StatusOr<SharedFilter> guard =
-      SharedFilter::Publish(redis->get(), kFilterName, *filter,
-                            blockbloom::redis::SharedFilterOptions(),
-                            /*replace=*/true);
+  // And it expires after an hour should the program be killed.
+  blockbloom::redis::SharedFilterOptions shared_options;
+  shared_options.ttl = absl::Hours(1);
+  absl::StatusOr<SharedFilter> guard = SharedFilter::Publish(
+      redis->get(), kFilterName, *filter, shared_options, /*replace=*/true);
   if (!guard.ok()) return guard.status();
 
   absl::PrintF(

@@ -6,55 +6,30 @@ than without, and the fail-open run reading the database like no guard.
 
     cache_guard_smoke.py BLOCKBLOOM_CACHE_GUARD REDIS_SERVER
 """
-import ctypes
+import os
 import re
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def die_with_parent():
-    try:
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+# The shared RedisServer helper (a free port, retried if another process
+# takes it first; never another test's server).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "tests", "cli"))
+from redis_support import RedisServer  # noqa: E402
 
 
 def main():
     example, redis_server = sys.argv[1], sys.argv[2]
-    port = free_port()
     with tempfile.TemporaryDirectory(prefix="blockbloom_cache_guard_") as d:
-        server = subprocess.Popen(
-            [redis_server, "--port", str(port), "--bind", "127.0.0.1",
-             "--save", "", "--appendonly", "no", "--dir", d],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            preexec_fn=die_with_parent)
+        server = RedisServer(redis_server, d)
         try:
-            deadline = time.monotonic() + 10
-            while True:
-                try:
-                    socket.create_connection(("127.0.0.1", port), 1).close()
-                    break
-                except OSError:
-                    if time.monotonic() > deadline:
-                        sys.exit("redis-server did not start")
-                    time.sleep(0.05)
             result = subprocess.run(
-                [example, "--redis_url=redis://127.0.0.1:%d" % port,
+                [example, "--redis_url=" + server.url,
                  "--users=2000", "--requests=6000", "--attack_fraction=0.5"],
                 capture_output=True, text=True, timeout=300)
         finally:
-            server.kill()
-            server.wait()
+            server.stop()
     print(result.stdout, result.stderr)
     if result.returncode != 0:
         sys.exit("exit %d" % result.returncode)

@@ -28,6 +28,7 @@ BLOCKBLOOM = None  # the binary under test
 TESTDATA = None  # tests/testdata: the golden filter files
 
 EXIT_OK, EXIT_USAGE, EXIT_BAD_INPUT, EXIT_WRITE_ERROR = 0, 1, 2, 3
+EXIT_REDIS = 4  # `blockbloom redis`: the server failed (redis_cli_test.py)
 
 
 def run(args, stdin=None, **kwargs):

@@ -8,120 +8,38 @@ Deterministic: fixed keys, no timing assertions.
 """
 
 import argparse
-import ctypes
 import json
 import os
 import shutil
-import signal
-import socket
-import subprocess
 import sys
-import tempfile
-import time
 import unittest
 
-BLOCKBLOOM = None
+import cli_test
+from cli_test import EXIT_BAD_INPUT, EXIT_REDIS, EXIT_USAGE, lines, numbered
+from redis_support import RedisServer, free_port
+
 REDIS_SERVER = None
 
-EXIT_OK, EXIT_USAGE, EXIT_BAD_INPUT, EXIT_WRITE_ERROR, EXIT_REDIS = range(5)
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def die_with_parent():
-    """In the child: SIGKILL when the test process dies (PR_SET_PDEATHSIG),
-    so a killed test never leaves a server behind."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
-    except (OSError, AttributeError):
-        pass
-
-
-class RedisServer:
-
-    def __init__(self, directory):
-        self.port = free_port()
-        self.process = subprocess.Popen(
-            [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1",
-             "--save", "", "--appendonly", "no", "--dir", directory],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            preexec_fn=die_with_parent)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), 1) as s:
-                    s.sendall(b"PING\r\n")
-                    if s.recv(16).startswith(b"+PONG"):
-                        return
-            except OSError:
-                time.sleep(0.05)
-        self.stop()
-        raise RuntimeError("redis-server did not start on port %d" % self.port)
-
-    @property
-    def url(self):
-        return "redis://127.0.0.1:%d" % self.port
-
-    def command(self, *args):
-        """Sends one command (RESP) and returns the first reply line."""
-        request = b"*%d\r\n" % len(args) + b"".join(
-            b"$%d\r\n%s\r\n" % (len(a), a) for a in args)
-        with socket.create_connection(("127.0.0.1", self.port), 5) as s:
-            s.sendall(request)
-            return s.recv(4096).split(b"\r\n")[0]
-
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.kill()
-        self.process.wait()
-
-
-def run(args, stdin=None):
-    return subprocess.run([BLOCKBLOOM] + [str(a) for a in args], input=stdin,
-                          capture_output=True, timeout=120)
-
-
-def lines(keys):
-    return b"".join(k + b"\n" for k in keys)
-
-
-def numbered(prefix, n):
-    return [b"%s%d" % (prefix, i) for i in range(n)]
-
-
-class RedisCliTestCase(unittest.TestCase):
+class RedisCliTestCase(cli_test.CliTestCase):
+    """cli_test's test case (a temporary directory, check_run, build, ...)
+    with a private redis-server per test."""
 
     def setUp(self):
-        self._dir = tempfile.TemporaryDirectory(prefix="blockbloom_redis_cli_")
-        self.addCleanup(self._dir.cleanup)
-        self.dir = self._dir.name
-        self.server = RedisServer(self.dir)
-        self.addCleanup(self.server.stop)
+        super().setUp()
+        try:
+            self.server = RedisServer(REDIS_SERVER, self.dir)
+        except BaseException:
+            super().tearDown()
+            raise
         self.url = "--url=" + self.server.url
 
-    def path(self, name):
-        return os.path.join(self.dir, name)
+    def tearDown(self):
+        self.server.stop()
+        super().tearDown()
 
-    def check_run(self, args, stdin=None, code=EXIT_OK):
-        result = run(args, stdin)
-        self.assertEqual(
-            result.returncode, code,
-            "blockbloom %s: exit %d, stderr:\n%s" %
-            (" ".join(map(str, args)), result.returncode,
-             result.stderr.decode(errors="replace")))
-        return result
-
-    def build(self, keys, name, flags=()):
-        path = self.path(name)
-        self.check_run(["build", "-", "-o", path] + list(flags),
-                       stdin=lines(keys))
-        return path
-
-    def query(self, args, keys):
+    def redis_query(self, args, keys):
+        """The answers of `blockbloom ARGS` for `keys`, as a list of 0/1."""
         out = self.check_run(args, stdin=lines(keys)).stdout.decode()
         return [int(line) for line in out.split()]
 
@@ -139,10 +57,11 @@ class PushPullTest(RedisCliTestCase):
         seed = ["--seed=12345"]
 
         # No false negatives, and the same answers as the local filter.
-        self.assertEqual(self.query(["redis", "query"] + name + seed, keys),
-                         [1] * len(keys))
-        remote = self.query(["redis", "query"] + name + seed, absent)
-        self.assertEqual(remote, self.query(["query", local], absent))
+        self.assertEqual(
+            self.redis_query(["redis", "query"] + name + seed, keys),
+            [1] * len(keys))
+        remote = self.redis_query(["redis", "query"] + name + seed, absent)
+        self.assertEqual(remote, self.redis_query(["query", local], absent))
         info = json.loads(self.check_run(["info", "--json", local]).stdout)
         fpr = sum(remote) / len(absent)
         self.assertLess(abs(fpr - info["estimated_fp_rate"]), 0.004)
@@ -173,8 +92,8 @@ class PushPullTest(RedisCliTestCase):
         pulled = self.path("pulled.bbf")
         self.check_run(["redis", "pull", "-o", pulled] + name + seed)
         for probe in (keys, absent):
-            self.assertEqual(self.query(["query", pulled], probe),
-                             self.query(["query", local], probe))
+            self.assertEqual(self.redis_query(["query", pulled], probe),
+                             self.redis_query(["query", local], probe))
         self.assertEqual(json.loads(self.check_run(
             ["info", "--json", pulled]).stdout)["seed"], 12345)
 
@@ -196,7 +115,7 @@ class PushPullTest(RedisCliTestCase):
                                            name).stdout)
         self.assertEqual(shared["num_shards"], 4)
         self.assertGreater(shared["ttl_seconds"], 3500)
-        self.assertEqual(self.query(["redis", "query"] + name, keys),
+        self.assertEqual(self.redis_query(["redis", "query"] + name, keys),
                          [1] * len(keys))
         # A second push needs --replace; then the new filter answers.
         other = numbered(b"other", 1000)
@@ -206,7 +125,7 @@ class PushPullTest(RedisCliTestCase):
                                 code=EXIT_REDIS)
         self.assertIn(b"--replace", result.stderr)
         self.check_run(["redis", "push", replacement, "--replace"] + name)
-        self.assertEqual(self.query(["redis", "query"] + name, other),
+        self.assertEqual(self.redis_query(["redis", "query"] + name, other),
                          [1] * len(other))
         shared = json.loads(self.check_run(["redis", "info", "--json"] +
                                            name).stdout)
@@ -252,8 +171,9 @@ class ErrorTest(RedisCliTestCase):
         self.assertIn(b"--nocompact_small_filters", result.stderr)
         blocks = self.build(keys, "blocks.bbf", ["--nocompact_small_filters"])
         self.check_run(["redis", "push", blocks, "--name=c", self.url])
-        self.assertEqual(self.query(["redis", "query", "--name=c", self.url],
-                                    keys), [1] * len(keys))
+        self.assertEqual(
+            self.redis_query(["redis", "query", "--name=c", self.url], keys),
+            [1] * len(keys))
 
     def test_usage_errors(self):
         local = self.build(numbered(b"k", 5000), "f.bbf")
@@ -282,12 +202,12 @@ class ErrorTest(RedisCliTestCase):
 
 
 def main():
-    global BLOCKBLOOM, REDIS_SERVER
+    global REDIS_SERVER
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--blockbloom", required=True)
     parser.add_argument("--redis_server", default="redis-server")
     args, rest = parser.parse_known_args()
-    BLOCKBLOOM = os.path.abspath(args.blockbloom)
+    cli_test.BLOCKBLOOM = os.path.abspath(args.blockbloom)
     REDIS_SERVER = shutil.which(args.redis_server)
     if REDIS_SERVER is None:
         sys.exit("redis-server not found: %s" % args.redis_server)
