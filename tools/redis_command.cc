@@ -148,11 +148,31 @@ std::string Quoted(std::string_view name) {
   return absl::StrCat("'", std::string(name), "'");
 }
 
+// A shard holds at least one 64-byte block, and a shard plus its 8-byte
+// trailer is at most one Redis string (512 MiB).
+constexpr uint64_t kMinShardBytes = 64;
+constexpr uint64_t kMaxShardBytes = (uint64_t{512} << 20) - 8;
+
 int Push(const std::vector<std::string>& args) {
   if (args.size() != 2) {
     return UsageError(kCommand, absl::StrCat("redis push expects one FILTER "
                                              "file, got ",
                                              args.size() - 1, " arguments"));
+  }
+  redis::SharedFilterOptions options;
+  options.shard_bytes = absl::GetFlag(FLAGS_shard_bytes);
+  options.ttl = absl::GetFlag(FLAGS_expire);
+  // The library's limits (SharedFilter::Publish), checked before connecting.
+  if (options.shard_bytes < kMinShardBytes ||
+      options.shard_bytes > kMaxShardBytes) {
+    return UsageError(
+        kCommand,
+        absl::StrCat("--shard_bytes must be in [", kMinShardBytes, ", ",
+                     kMaxShardBytes, "] (64 bytes to 512 MiB - 8), not ",
+                     options.shard_bytes));
+  }
+  if (options.ttl <= absl::ZeroDuration()) {
+    return UsageError(kCommand, "--expire must be positive (or inf)");
   }
   absl::StatusOr<std::unique_ptr<FilterFile>> file = LoadFilterFile(args[1]);
   if (!file.ok()) return Fail(kCommand, kExitBadInput, file.status());
@@ -167,12 +187,6 @@ int Push(const std::vector<std::string>& args) {
                         "rebuild it with 'blockbloom build "
                         "--nocompact_small_filters'",
                         args[1], filter.lane_bits()));
-  }
-  redis::SharedFilterOptions options;
-  options.shard_bytes = absl::GetFlag(FLAGS_shard_bytes);
-  options.ttl = absl::GetFlag(FLAGS_expire);
-  if (options.ttl <= absl::ZeroDuration()) {
-    return UsageError(kCommand, "--expire must be positive (or inf)");
   }
   Connected c = Connect();
   if (c.exit_code != kExitOk) return c.exit_code;
