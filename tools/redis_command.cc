@@ -27,6 +27,7 @@
 #include "blockbloom/redis.h"
 #include "blockbloom/sizing.h"
 #include "tools/atomic_file.h"
+#include "tools/batch_prober.h"
 #include "tools/filter_file.h"
 #include "tools/json_writer.h"
 #include "tools/key_reader.h"
@@ -270,64 +271,14 @@ int Query(const std::vector<std::string>& args) {
   if (!shared.ok()) return RedisError(c, shared.status());
   shared->set_pipeline_depth(256);
 
-  const bool count_only = absl::GetFlag(FLAGS_count);
-  uint64_t queried = 0;
-  uint64_t may_contain = 0;
-  std::string arena;
-  std::vector<size_t> ends;
-  std::vector<std::string_view> views;
-  std::unique_ptr<bool[]> results(new bool[kBatchKeys]);
-  // Copies the keys (the reader's views do not last), then asks Redis.
-  const auto flush = [&]() -> absl::Status {
-    if (ends.empty()) return absl::OkStatus();
-    views.clear();
-    size_t begin = 0;
-    for (size_t end : ends) {
-      views.emplace_back(arena.data() + begin, end - begin);
-      begin = end;
-    }
-    const size_t n = views.size();
-    absl::Status s =
-        shared->MayContainBatch(views, absl::MakeSpan(results.get(), n));
-    if (!s.ok()) return s;
-    for (size_t i = 0; i < n; ++i) {
-      may_contain += results[i];
-      if (!count_only) std::fputs(results[i] ? "1\n" : "0\n", stdout);
-    }
-    queried += n;
-    arena.clear();
-    ends.clear();
-    return absl::OkStatus();
-  };
-  std::string_view key;
-  absl::Status status;
-  while (status.ok() && (*reader)->Next(&key)) {
-    arena.append(key);
-    ends.push_back(arena.size());
-    if (ends.size() == kBatchKeys || arena.size() >= kBatchBytes) {
-      status = flush();
-    }
-  }
-  if (status.ok()) status = flush();
-  // Answers printed so far stay printed: they are right for those keys.
-  if (!status.ok()) {
-    std::fflush(stdout);
-    return RedisError(c, status);
-  }
-  if (!(*reader)->status().ok()) {
-    std::fflush(stdout);
-    return Fail(kCommand, kExitBadInput, (*reader)->status());
-  }
-  if (count_only) {
-    JsonObject json;
-    json.Add("queried", queried);
-    json.Add("may_contain", may_contain);
-    std::fputs((json.str() + "\n").c_str(), stdout);
-  }
-  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    return Fail(kCommand, kExitWriteError, "error writing standard output");
-  }
-  return kExitOk;
+  redis::SharedFilter& filter = *shared;
+  return ProbeKeys(
+      kCommand, reader->get(), kBatchKeys, kBatchBytes,
+      [&filter](absl::Span<const std::string_view> keys,
+                absl::Span<bool> results) {
+        return filter.MayContainBatch(keys, results);
+      },
+      [&c](const absl::Status& status) { return RedisError(c, status); });
 }
 
 int Info(const std::vector<std::string>& args) {
