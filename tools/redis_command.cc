@@ -205,14 +205,18 @@ int Push(const std::vector<std::string>& args) {
     }
     return RedisError(c, shared.status());
   }
+  // The compact encoding stores no key count (the filter then says 0).
+  const FilterInfo& info = (*file)->info;
+  const std::string keys = info.num_keys_known
+                               ? absl::StrCat(info.num_keys, " keys")
+                               : std::string("key count not stored");
   std::printf(
       "pushed %s to %s as %s: %llu bytes of bits in %llu shard%s, k = %d, "
-      "%llu keys, %.2f s\n",
+      "%s, %.2f s\n",
       args[1].c_str(), c.where.c_str(), Quoted(name).c_str(),
       static_cast<unsigned long long>(filter.shape().size_bytes()),
       static_cast<unsigned long long>(shared->num_shards()),
-      shared->num_shards() == 1 ? "" : "s", filter.num_probes(),
-      static_cast<unsigned long long>(filter.num_keys()),
+      shared->num_shards() == 1 ? "" : "s", filter.num_probes(), keys.c_str(),
       absl::ToDoubleSeconds(absl::Now() - start));
   if (filter.seed() != 0) {
     // Redis keeps only a fingerprint of the seed.
