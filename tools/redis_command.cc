@@ -30,6 +30,7 @@
 #include "tools/atomic_file.h"
 #include "tools/batch_prober.h"
 #include "tools/filter_file.h"
+#include "tools/info_lines.h"
 #include "tools/json_writer.h"
 #include "tools/key_reader.h"
 #endif
@@ -366,18 +367,12 @@ int Info(const std::vector<std::string>& args) {
     out = json.str() + "\n";
   } else {
     const auto line = [&out](const char* name, const std::string& value) {
-      absl::StrAppendFormat(&out, "%-24s %s\n", absl::StrCat(name, ":"), value);
+      AppendInfoLine(&out, name, value);
     };
     line("server", c.where);
     line("name", shared->name());
     line("metadata key", keys.front());
-    line("layout",
-         absl::StrFormat("split block: 16 lanes x %d bits per %d-byte block",
-                         shape.lane_bits, 2 * shape.lane_bits));
-    line("probes (k)", absl::StrCat(shape.num_probes));
-    line("seed",
-         absl::StrFormat("%d (0x%016x)", shared->seed(), shared->seed()));
-    line("blocks", absl::StrCat(shape.num_blocks));
+    AppendShapeLines(&out, shape, shared->seed());
     line("size", absl::StrFormat("%d bytes of bits", bits_bytes));
     line("shards",
          absl::StrFormat("%d of up to %d blocks (placement %s)",
