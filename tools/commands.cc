@@ -74,8 +74,9 @@ const std::vector<Command>& AllCommands() {
       },
       {
           "redis",
-          "push FILTER | pull -o FILTER | query [KEYS|-] | info | delete "
-          "--name=NAME [--url=redis://HOST:PORT] [--seed=S]",
+          "push FILTER | pull -o FILTER [--seed=S] | query [--seed=S] "
+          "[KEYS|-] | info [--seed=S] | delete --name=NAME "
+          "[--url=redis://HOST:PORT]",
           "Share a filter through Redis: push, pull, query, info, delete.",
           "A shared filter lives in Redis (blockbloom/redis.h, "
           "docs/REDIS.md) so that many processes probe and add to one "

@@ -13,6 +13,7 @@
 #include "tools/fill_estimate.h"
 #include "tools/filter_file.h"
 #include "tools/flags.h"
+#include "tools/info_lines.h"
 #include "tools/json_writer.h"
 #include "tools/report.h"
 
@@ -114,7 +115,7 @@ std::string Text(const Report& r) {
   const FilterShape& shape = info.shape;
   std::string out;
   const auto line = [&out](const char* name, const std::string& value) {
-    absl::StrAppendFormat(&out, "%-24s %s\n", absl::StrCat(name, ":"), value);
+    AppendInfoLine(&out, name, value);
   };
   line("file", r.file->path);
   line("format version",
@@ -122,12 +123,7 @@ std::string Text(const Report& r) {
   line("encoding", info.encoding == Encoding::kCompact
                        ? "compact (trailer without key count)"
                        : "full (footer with key count)");
-  line("layout", absl::StrFormat("split block: 16 lanes x %d bits per %d-byte "
-                                 "block",
-                                 shape.lane_bits, 2 * shape.lane_bits));
-  line("probes (k)", absl::StrCat(shape.num_probes));
-  line("seed", absl::StrFormat("%d (0x%016x)", info.seed, info.seed));
-  line("blocks", absl::StrCat(shape.num_blocks));
+  AppendShapeLines(&out, shape, info.seed);
   line("lane bits", absl::StrCat(shape.lane_bits));
   line("keys", info.num_keys_known
                    ? absl::StrCat(info.num_keys)

@@ -15,6 +15,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "tools/commands.h"
@@ -27,7 +28,9 @@
 #include "blockbloom/redis.h"
 #include "blockbloom/sizing.h"
 #include "tools/atomic_file.h"
+#include "tools/batch_prober.h"
 #include "tools/filter_file.h"
+#include "tools/info_lines.h"
 #include "tools/json_writer.h"
 #include "tools/key_reader.h"
 #endif
@@ -102,14 +105,44 @@ struct Connected {
   int exit_code = kExitOk;
 };
 
+// `url` with the password of its user info (before the last '@'), if any,
+// replaced by "***": for messages about a URL that did not parse (once
+// parsed, c.where has no user info). Masks more than ParseUrl would read as
+// a password (an unescaped '/' or '?' in it) rather than less.
+std::string MaskPassword(std::string_view url) {
+  const size_t scheme_end = url.find("://");
+  const size_t at = url.rfind('@');
+  if (scheme_end == std::string_view::npos || at == std::string_view::npos ||
+      at < scheme_end + 3) {
+    return std::string(url);
+  }
+  const size_t authority = scheme_end + 3;
+  const std::string_view user_info = url.substr(authority, at - authority);
+  const size_t colon = user_info.find(':');
+  // "user:password@", or "password@" (a password alone, as redis-cli reads
+  // it).
+  const std::string_view user = colon == std::string_view::npos
+                                    ? std::string_view()
+                                    : user_info.substr(0, colon);
+  return absl::StrCat(absl::string_view(url.data(), authority),
+                      absl::string_view(user.data(), user.size()),
+                      colon == std::string_view::npos ? "***" : ":***",
+                      absl::string_view(url.data() + at, url.size() - at));
+}
+
 Connected Connect() {
   Connected c;
   const std::string url = absl::GetFlag(FLAGS_url);
   absl::StatusOr<redis::ConnectionOptions> options = redis::ParseUrl(url);
   if (!options.ok()) {
-    c.exit_code = UsageError(
-        kCommand,
-        absl::StrCat("--url=", url, ": ", options.status().message()));
+    // The library's message quotes the URL: mask the password there too.
+    const std::string masked = MaskPassword(url);
+    std::string message(options.status().message());
+    if (masked != url) {
+      message = absl::StrReplaceAll(message, {{url, masked}});
+    }
+    c.exit_code =
+        UsageError(kCommand, absl::StrCat("--url=", masked, ": ", message));
     return c;
   }
   const bool ipv6 = options->host.find(':') != std::string::npos;
@@ -148,11 +181,31 @@ std::string Quoted(std::string_view name) {
   return absl::StrCat("'", std::string(name), "'");
 }
 
+// A shard holds at least one 64-byte block, and a shard plus its 8-byte
+// trailer is at most one Redis string (512 MiB).
+constexpr uint64_t kMinShardBytes = 64;
+constexpr uint64_t kMaxShardBytes = (uint64_t{512} << 20) - 8;
+
 int Push(const std::vector<std::string>& args) {
   if (args.size() != 2) {
     return UsageError(kCommand, absl::StrCat("redis push expects one FILTER "
                                              "file, got ",
                                              args.size() - 1, " arguments"));
+  }
+  redis::SharedFilterOptions options;
+  options.shard_bytes = absl::GetFlag(FLAGS_shard_bytes);
+  options.ttl = absl::GetFlag(FLAGS_expire);
+  // The library's limits (SharedFilter::Publish), checked before connecting.
+  if (options.shard_bytes < kMinShardBytes ||
+      options.shard_bytes > kMaxShardBytes) {
+    return UsageError(
+        kCommand,
+        absl::StrCat("--shard_bytes must be in [", kMinShardBytes, ", ",
+                     kMaxShardBytes, "] (64 bytes to 512 MiB - 8), not ",
+                     options.shard_bytes));
+  }
+  if (options.ttl <= absl::ZeroDuration()) {
+    return UsageError(kCommand, "--expire must be positive (or inf)");
   }
   absl::StatusOr<std::unique_ptr<FilterFile>> file = LoadFilterFile(args[1]);
   if (!file.ok()) return Fail(kCommand, kExitBadInput, file.status());
@@ -167,12 +220,6 @@ int Push(const std::vector<std::string>& args) {
                         "rebuild it with 'blockbloom build "
                         "--nocompact_small_filters'",
                         args[1], filter.lane_bits()));
-  }
-  redis::SharedFilterOptions options;
-  options.shard_bytes = absl::GetFlag(FLAGS_shard_bytes);
-  options.ttl = absl::GetFlag(FLAGS_expire);
-  if (options.ttl <= absl::ZeroDuration()) {
-    return UsageError(kCommand, "--expire must be positive (or inf)");
   }
   Connected c = Connect();
   if (c.exit_code != kExitOk) return c.exit_code;
@@ -190,14 +237,18 @@ int Push(const std::vector<std::string>& args) {
     }
     return RedisError(c, shared.status());
   }
+  // The compact encoding stores no key count (the filter then says 0).
+  const FilterInfo& info = (*file)->info;
+  const std::string keys = info.num_keys_known
+                               ? absl::StrCat(info.num_keys, " keys")
+                               : std::string("key count not stored");
   std::printf(
       "pushed %s to %s as %s: %llu bytes of bits in %llu shard%s, k = %d, "
-      "%llu keys, %.2f s\n",
+      "%s, %.2f s\n",
       args[1].c_str(), c.where.c_str(), Quoted(name).c_str(),
       static_cast<unsigned long long>(filter.shape().size_bytes()),
       static_cast<unsigned long long>(shared->num_shards()),
-      shared->num_shards() == 1 ? "" : "s", filter.num_probes(),
-      static_cast<unsigned long long>(filter.num_keys()),
+      shared->num_shards() == 1 ? "" : "s", filter.num_probes(), keys.c_str(),
       absl::ToDoubleSeconds(absl::Now() - start));
   if (filter.seed() != 0) {
     // Redis keeps only a fingerprint of the seed.
@@ -256,64 +307,14 @@ int Query(const std::vector<std::string>& args) {
   if (!shared.ok()) return RedisError(c, shared.status());
   shared->set_pipeline_depth(256);
 
-  const bool count_only = absl::GetFlag(FLAGS_count);
-  uint64_t queried = 0;
-  uint64_t may_contain = 0;
-  std::string arena;
-  std::vector<size_t> ends;
-  std::vector<std::string_view> views;
-  std::unique_ptr<bool[]> results(new bool[kBatchKeys]);
-  // Copies the keys (the reader's views do not last), then asks Redis.
-  const auto flush = [&]() -> absl::Status {
-    if (ends.empty()) return absl::OkStatus();
-    views.clear();
-    size_t begin = 0;
-    for (size_t end : ends) {
-      views.emplace_back(arena.data() + begin, end - begin);
-      begin = end;
-    }
-    const size_t n = views.size();
-    absl::Status s =
-        shared->MayContainBatch(views, absl::MakeSpan(results.get(), n));
-    if (!s.ok()) return s;
-    for (size_t i = 0; i < n; ++i) {
-      may_contain += results[i];
-      if (!count_only) std::fputs(results[i] ? "1\n" : "0\n", stdout);
-    }
-    queried += n;
-    arena.clear();
-    ends.clear();
-    return absl::OkStatus();
-  };
-  std::string_view key;
-  absl::Status status;
-  while (status.ok() && (*reader)->Next(&key)) {
-    arena.append(key);
-    ends.push_back(arena.size());
-    if (ends.size() == kBatchKeys || arena.size() >= kBatchBytes) {
-      status = flush();
-    }
-  }
-  if (status.ok()) status = flush();
-  // Answers printed so far stay printed: they are right for those keys.
-  if (!status.ok()) {
-    std::fflush(stdout);
-    return RedisError(c, status);
-  }
-  if (!(*reader)->status().ok()) {
-    std::fflush(stdout);
-    return Fail(kCommand, kExitBadInput, (*reader)->status());
-  }
-  if (count_only) {
-    JsonObject json;
-    json.Add("queried", queried);
-    json.Add("may_contain", may_contain);
-    std::fputs((json.str() + "\n").c_str(), stdout);
-  }
-  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    return Fail(kCommand, kExitWriteError, "error writing standard output");
-  }
-  return kExitOk;
+  redis::SharedFilter& filter = *shared;
+  return ProbeKeys(
+      kCommand, reader->get(), kBatchKeys, kBatchBytes,
+      [&filter](absl::Span<const std::string_view> keys,
+                absl::Span<bool> results) {
+        return filter.MayContainBatch(keys, results);
+      },
+      [&c](const absl::Status& status) { return RedisError(c, status); });
 }
 
 int Info(const std::vector<std::string>& args) {
@@ -366,18 +367,12 @@ int Info(const std::vector<std::string>& args) {
     out = json.str() + "\n";
   } else {
     const auto line = [&out](const char* name, const std::string& value) {
-      absl::StrAppendFormat(&out, "%-24s %s\n", absl::StrCat(name, ":"), value);
+      AppendInfoLine(&out, name, value);
     };
     line("server", c.where);
     line("name", shared->name());
     line("metadata key", keys.front());
-    line("layout",
-         absl::StrFormat("split block: 16 lanes x %d bits per %d-byte block",
-                         shape.lane_bits, 2 * shape.lane_bits));
-    line("probes (k)", absl::StrCat(shape.num_probes));
-    line("seed",
-         absl::StrFormat("%d (0x%016x)", shared->seed(), shared->seed()));
-    line("blocks", absl::StrCat(shape.num_blocks));
+    AppendShapeLines(&out, shape, shared->seed());
     line("size", absl::StrFormat("%d bytes of bits", bits_bytes));
     line("shards",
          absl::StrFormat("%d of up to %d blocks (placement %s)",

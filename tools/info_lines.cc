@@ -1,0 +1,28 @@
+#include "tools/info_lines.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
+
+namespace blockbloom::cli {
+
+void AppendInfoLine(std::string* out, std::string_view name,
+                    std::string_view value) {
+  absl::StrAppendFormat(
+      out, "%-24s %s\n",
+      absl::StrCat(absl::string_view(name.data(), name.size()), ":"),
+      absl::string_view(value.data(), value.size()));
+}
+
+void AppendShapeLines(std::string* out, const FilterShape& shape,
+                      uint64_t seed) {
+  AppendInfoLine(
+      out, "layout",
+      absl::StrFormat("split block: 16 lanes x %d bits per %d-byte block",
+                      shape.lane_bits, 2 * shape.lane_bits));
+  AppendInfoLine(out, "probes (k)", absl::StrCat(shape.num_probes));
+  AppendInfoLine(out, "seed", absl::StrFormat("%d (0x%016x)", seed, seed));
+  AppendInfoLine(out, "blocks", absl::StrCat(shape.num_blocks));
+}
+
+}  // namespace blockbloom::cli

@@ -1,0 +1,24 @@
+// The text form of the commands that describe a filter (info, redis info):
+// one "name: value" line each, in the same columns.
+#ifndef BLOCKBLOOM_TOOLS_INFO_LINES_H_
+#define BLOCKBLOOM_TOOLS_INFO_LINES_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "blockbloom/sizing.h"
+
+namespace blockbloom::cli {
+
+// Appends "NAME:", padded to 24 columns, a space, `value` and a newline.
+void AppendInfoLine(std::string* out, std::string_view name,
+                    std::string_view value);
+
+// Appends the layout, probes (k), seed and blocks lines of a filter.
+void AppendShapeLines(std::string* out, const FilterShape& shape,
+                      uint64_t seed);
+
+}  // namespace blockbloom::cli
+
+#endif  // BLOCKBLOOM_TOOLS_INFO_LINES_H_
