@@ -15,7 +15,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_replace.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "tools/commands.h"
@@ -105,44 +104,14 @@ struct Connected {
   int exit_code = kExitOk;
 };
 
-// `url` with the password of its user info (before the last '@'), if any,
-// replaced by "***": for messages about a URL that did not parse (once
-// parsed, c.where has no user info). Masks more than ParseUrl would read as
-// a password (an unescaped '/' or '?' in it) rather than less.
-std::string MaskPassword(std::string_view url) {
-  const size_t scheme_end = url.find("://");
-  const size_t at = url.rfind('@');
-  if (scheme_end == std::string_view::npos || at == std::string_view::npos ||
-      at < scheme_end + 3) {
-    return std::string(url);
-  }
-  const size_t authority = scheme_end + 3;
-  const std::string_view user_info = url.substr(authority, at - authority);
-  const size_t colon = user_info.find(':');
-  // "user:password@", or "password@" (a password alone, as redis-cli reads
-  // it).
-  const std::string_view user = colon == std::string_view::npos
-                                    ? std::string_view()
-                                    : user_info.substr(0, colon);
-  return absl::StrCat(absl::string_view(url.data(), authority),
-                      absl::string_view(user.data(), user.size()),
-                      colon == std::string_view::npos ? "***" : ":***",
-                      absl::string_view(url.data() + at, url.size() - at));
-}
-
 Connected Connect() {
   Connected c;
   const std::string url = absl::GetFlag(FLAGS_url);
   absl::StatusOr<redis::ConnectionOptions> options = redis::ParseUrl(url);
   if (!options.ok()) {
-    // The library's message quotes the URL: mask the password there too.
-    const std::string masked = MaskPassword(url);
-    std::string message(options.status().message());
-    if (masked != url) {
-      message = absl::StrReplaceAll(message, {{url, masked}});
-    }
-    c.exit_code =
-        UsageError(kCommand, absl::StrCat("--url=", masked, ": ", message));
+    // The message quotes the URL without its password.
+    c.exit_code = UsageError(
+        kCommand, absl::StrCat("--url: ", options.status().message()));
     return c;
   }
   const bool ipv6 = options->host.find(':') != std::string::npos;

@@ -37,13 +37,38 @@ absl::StatusOr<std::string> Unescape(std::string_view text) {
   return out;
 }
 
+// `url` with the password of its user info (before the last '@', if any)
+// replaced by "***", for error messages, which end up in logs. Masks more
+// than ParseUrl would read as the password (an unescaped '/' or '?' in it)
+// rather than less.
+std::string WithoutPassword(std::string_view url) {
+  const size_t scheme_end = url.find("://");
+  const size_t at = url.rfind('@');
+  if (scheme_end == std::string_view::npos || at == std::string_view::npos ||
+      at < scheme_end + 3) {
+    return std::string(url);
+  }
+  const size_t authority = scheme_end + 3;
+  const std::string_view user_info = url.substr(authority, at - authority);
+  // "user:password@", or "password@" (a password alone, as redis-cli reads
+  // it).
+  const size_t colon = user_info.find(':');
+  const std::string_view user = colon == std::string_view::npos
+                                    ? std::string_view()
+                                    : user_info.substr(0, colon);
+  return absl::StrCat(absl::string_view(url.data(), authority),
+                      absl::string_view(user.data(), user.size()),
+                      colon == std::string_view::npos ? "***" : ":***",
+                      absl::string_view(url.data() + at, url.size() - at));
+}
+
 }  // namespace
 
 absl::StatusOr<ConnectionOptions> ParseUrl(std::string_view url) {
   ConnectionOptions options;
   auto bad = [&](std::string_view why) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "Redis URL \"", absl::string_view(url.data(), url.size()),
+        "Redis URL \"", WithoutPassword(url),
         "\": ", absl::string_view(why.data(), why.size()),
         " (expected redis://[[user]:password@]host[:port][/db] with "
         "options ?cluster=yes|no|auto&connect_timeout=MS&timeout=MS)"));

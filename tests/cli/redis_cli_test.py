@@ -193,6 +193,27 @@ class ErrorTest(RedisCliTestCase):
                                         code=EXIT_USAGE)
                 self.assertNotEqual(result.stderr, b"")
 
+    def test_bad_flags_are_refused_before_connecting(self):
+        local = self.build(numbered(b"k", 5000), "f.bbf")
+        nowhere = "--url=redis://127.0.0.1:%d" % free_port()
+        result = self.check_run(["redis", "push", local, "--name=a",
+                                 "--shard_bytes=10", nowhere],
+                                code=EXIT_USAGE)
+        self.assertIn(b"--shard_bytes must be in", result.stderr)
+        # A URL that does not parse is quoted without its password.
+        result = self.check_run(["redis", "info", "--name=a",
+                                 "--url=redis://alice:hunter2@h:0"],
+                                code=EXIT_USAGE)
+        self.assertNotIn(b"hunter2", result.stderr)
+        self.assertIn(b"alice:***@h", result.stderr)
+
+    def test_push_of_a_filter_without_a_key_count(self):
+        local = self.build(numbered(b"k", 10), "c.bbf",
+                           ["--encoding=compact", "--nocompact_small_filters"])
+        out = self.check_run(["redis", "push", local, "--name=c",
+                              self.url]).stdout
+        self.assertIn(b"key count not stored", out)
+
     def test_help(self):
         text = self.check_run(["help", "redis"]).stdout.decode()
         for word in ("redis push", "redis pull", "redis query", "redis info",

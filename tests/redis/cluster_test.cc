@@ -33,6 +33,10 @@ class ClusterTest : public ::testing::Test {
   void SetUp() override {
     ConnectionOptions options;
     options.port = cluster_->port(1);  // any node will do
+    // These tests check behaviour, not speed: on a loaded CI machine
+    // creating a 576 MiB filter or a cluster resharding can take longer
+    // than the 1 s default (tests/redis/failure_test.cc tests timeouts).
+    options.command_timeout = absl::Seconds(30);
     auto c = Connection::Connect(options);
     ASSERT_TRUE(c.ok()) << c.status();
     connection_ = std::move(*c);

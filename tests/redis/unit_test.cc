@@ -16,6 +16,7 @@ namespace blockbloom::redis {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 TEST(ParseUrl, HostPortDatabaseAndAuth) {
   auto o = ParseUrl("redis://alice:s%40cret@10.0.0.7:7000/3?timeout=250");
@@ -60,6 +61,18 @@ TEST(ParseUrl, RejectsWhatItCannotUse) {
         "redis://h?timeout=-1", "redis://h?colour=blue", "redis://[::1"}) {
     auto o = ParseUrl(url);
     EXPECT_EQ(o.status().code(), absl::StatusCode::kInvalidArgument) << url;
+  }
+}
+
+TEST(ParseUrl, ErrorsDoNotRepeatThePassword) {
+  // Error messages end up in logs; the URL they quote keeps its user only.
+  for (const char* url : {"redis://alice:hunter2@h:0", "redis://hunter2@h:0",
+                          "redis://alice:hun/ter2@h?colour=blue"}) {
+    auto o = ParseUrl(url);
+    ASSERT_EQ(o.status().code(), absl::StatusCode::kInvalidArgument) << url;
+    EXPECT_THAT(o.status().message(), Not(HasSubstr("hunter2"))) << url;
+    EXPECT_THAT(o.status().message(), Not(HasSubstr("ter2"))) << url;
+    EXPECT_THAT(o.status().message(), HasSubstr("***@h")) << url;
   }
 }
 
