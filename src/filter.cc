@@ -8,9 +8,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/aligned_buffer.h"
+#include "src/fingerprint_set.h"
 #include "src/hash_inl.h"
 #include "src/layout.h"
+#include "src/packed.h"
 #include "src/probe.h"
+#include "src/probe_small.h"
+#include "src/sizing_internal.h"
 
 namespace blockbloom {
 namespace {
@@ -56,10 +60,32 @@ Filter::Filter(std::unique_ptr<internal::AlignedBuffer> owned,
                uint64_t num_keys, const internal::Kernels* kernels)
     : owned_(std::move(owned)),
       shape_(shape),
+      size_bytes_(shape.size_bytes()),
       num_keys_(num_keys),
       ref_{bits, shape.num_blocks,
            internal::LaneSetsFor(std::max(shape.num_probes, 1)), seed,
            static_cast<uint32_t>(shape.lane_bits)},
+      kernels_(kernels) {
+  // A small filter (one block of other lanes) is a one-block filter with
+  // spread lanes of equal width: the gather kernels probe it.
+  if (shape.num_blocks == 1 && shape.lane_bits != internal::kLaneBits) {
+    internal::SpreadLanes(16 * static_cast<uint32_t>(shape.lane_bits), &ref_);
+    kernels_ = internal::SpreadKernels(size_bytes_);
+  }
+  probe_hash_ = kernels_->probe_hash;
+  probe_key_ = kernels_->probe_key;
+}
+
+Filter::Filter(std::unique_ptr<internal::AlignedBuffer> owned, Layout layout,
+               const internal::FilterRef& ref, const FilterShape& shape,
+               uint64_t size_bytes, uint64_t num_keys,
+               const internal::Kernels* kernels)
+    : owned_(std::move(owned)),
+      layout_(layout),
+      shape_(shape),
+      size_bytes_(size_bytes),
+      num_keys_(num_keys),
+      ref_(ref),
       kernels_(kernels),
       probe_hash_(kernels->probe_hash),
       probe_key_(kernels->probe_key) {}
@@ -99,8 +125,22 @@ void Filter::MayContainHashBatch(absl::Span<const uint64_t> hashes,
   kernels_->probe_hashes(ref_, hashes.data(), hashes.size(), results.data());
 }
 
+int Filter::set_low_bits() const {
+  return ref_.set == nullptr ? 0 : ref_.set->low_bits;
+}
+
 double Filter::EstimatedFpRate() const {
   if (is_match_all()) return 1.0;
+  switch (layout_) {
+    case Layout::kBlocked:
+      break;
+    case Layout::kSpread:
+      return internal::OneBlockFpRate(num_keys_, ref_.num_bits,
+                                      shape_.num_probes);
+    case Layout::kSet:
+      return std::min(1.0, static_cast<double>(num_keys_) /
+                               static_cast<double>(ref_.set->universe));
+  }
   return blockbloom::EstimatedFpRate(shape_, num_keys_).value_or(1.0);
 }
 
@@ -115,6 +155,10 @@ FilterBuilder::~FilterBuilder() = default;
 absl::StatusOr<FilterBuilder> FilterBuilder::Create(
     const FilterOptions& options) {
   FilterBuilder builder(options);
+  if (options.packed && options.shape.num_blocks != 0) {
+    return absl::InvalidArgumentError(
+        "a packed filter is sized by bits_per_key, not a fixed shape");
+  }
   if (options.shape.num_blocks != 0) {
     if (absl::Status s = ValidateShape(options.shape); !s.ok()) return s;
     absl::StatusOr<std::unique_ptr<internal::AlignedBuffer>> bits =
@@ -122,6 +166,10 @@ absl::StatusOr<FilterBuilder> FilterBuilder::Create(
     if (!bits.ok()) return bits.status();
     builder.fixed_bits_ = *std::move(bits);
     return builder;
+  }
+  if (options.packed && options.fp_rate != 0) {
+    return absl::InvalidArgumentError(
+        "a packed filter is sized by bits_per_key, not fp_rate");
   }
   if (options.fp_rate != 0) {
     if (!(options.fp_rate > 0 && options.fp_rate < 1)) {
@@ -186,6 +234,13 @@ absl::StatusOr<Filter> FilterBuilder::Finish() {
   }
   std::vector<uint64_t> hashes = std::move(hashes_);
   hashes_ = {};
+  if (options_.packed) {
+    const uint64_t payload_bytes =
+        internal::PackedBlockBytes(num_keys, options_.bits_per_key) -
+        internal::kPackedTrailerBytes;
+    return internal::BuildPackedFilter(&hashes, payload_bytes, options_.seed,
+                                       DefaultProbes(options_.bits_per_key));
+  }
   absl::StatusOr<FilterShape> shape = ShapeForKeys(num_keys);
   if (!shape.ok()) return shape.status();
   absl::StatusOr<std::unique_ptr<internal::AlignedBuffer>> bits =

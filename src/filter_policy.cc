@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "src/probe_cache.h"
 
 namespace blockbloom {
 namespace {
@@ -11,6 +12,7 @@ namespace {
 ReadOptions ReadOptionsOf(const FilterPolicy::Options& options) {
   ReadOptions read;
   read.verify_checksum = options.verify_checksum;
+  read.seed = options.seed;
   return read;
 }
 
@@ -43,6 +45,7 @@ FilterPolicy::Builder FilterPolicy::NewBuilder() const {
   FilterOptions options;
   options.bits_per_key = options_.bits_per_key;
   options.seed = options_.seed;
+  options.packed = options_.packed;
   // Create() validated bits_per_key, the only thing that can fail here.
   return Builder(*FilterBuilder::Create(options));
 }
@@ -67,8 +70,13 @@ Filter FilterPolicy::NewReader(absl::Span<const uint8_t> block,
 
 bool FilterPolicy::KeyMayMatch(std::string_view key,
                                absl::Span<const uint8_t> block) const {
-  absl::StatusOr<Filter> filter = OpenFilter(block, ReadOptionsOf(options_));
-  return !filter.ok() || filter->MayContain(key);
+  if (block.empty() || options_.probe_cache_bytes == 0) {
+    absl::StatusOr<Filter> filter = OpenFilter(block, ReadOptionsOf(options_));
+    return !filter.ok() || filter->MayContain(key);
+  }
+  return internal::CachedFilter(block, ReadOptionsOf(options_),
+                                options_.probe_cache_bytes)
+      .MayContain(key);
 }
 
 }  // namespace blockbloom

@@ -1,4 +1,4 @@
-// Filter block format v1 (docs/FORMAT.md is the spec; this is its reference
+// Filter block format v2 (docs/FORMAT.md is the spec; this is its reference
 // implementation). Every integer is little-endian. The last byte of every
 // blockbloom filter block is a tag that says what the block holds before
 // anything else is read:
@@ -6,7 +6,9 @@
 //   0xB0 + (major - 1)        full encoding:    payload | 56-byte footer
 //   0xC0 + (k - 1)            compact, seed 0:  bits | crc16 | tag
 //   0xD0 + (k - 1)            compact, seeded:  bits | seed u64 | crc16 | tag
-//   0xE0-0xFF                 compact encodings of later major versions
+//   0xE0 + (k - 1)            packed, spread:   bits | crc16 | tag  (v2)
+//   0xF0 + l, l <= 14         packed, set:      set | crc16 | tag  (v2)
+//   0xFF                      reserved for a later encoding
 
 #include "blockbloom/format.h"
 
@@ -20,8 +22,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "src/aligned_buffer.h"
+#include "src/fingerprint_set.h"
 #include "src/hash_inl.h"
 #include "src/layout.h"
+#include "src/packed.h"
 #include "src/probe.h"
 
 namespace blockbloom {
@@ -32,7 +36,10 @@ constexpr int kMinorVersion = 0;
 constexpr uint8_t kFullTag = 0xB0;           // + major - 1
 constexpr uint8_t kCompactTag = 0xC0;        // + k - 1
 constexpr uint8_t kCompactSeededTag = 0xD0;  // + k - 1
-constexpr uint8_t kLaterCompactTags = 0xE0;  // 0xE0-0xFF
+constexpr uint8_t kPackedSpreadTag = 0xE0;   // + k - 1
+constexpr uint8_t kPackedSetTag = 0xF0;      // + l
+constexpr uint8_t kReservedTag = 0xFF;       // a later encoding
+constexpr int kPackedVersion = 2;
 
 constexpr size_t kCompactTrailerBytes = 3;  // crc16, tag
 constexpr size_t kSeedBytes = 8;
@@ -118,6 +125,18 @@ uint16_t Crc16(uint16_t crc, const uint8_t* p, size_t n) {
 uint16_t CompactChecksum(absl::Span<const uint8_t> block) {
   const size_t n = block.size();
   return Crc16(Crc16(0xFFFF, block.data(), n - 3), block.data() + n - 1, 1);
+}
+
+// The packed checksum covers the payload, then the 8 bytes of the seed
+// (which the block does not hold: a reader with another seed sees a
+// mismatch instead of misreading every key), then the tag.
+uint16_t PackedChecksum(absl::Span<const uint8_t> block, uint64_t seed) {
+  const size_t n = block.size();
+  uint8_t seed_bytes[8];
+  Put<uint64_t>(seed_bytes, seed);
+  uint16_t crc = Crc16(0xFFFF, block.data(), n - internal::kPackedTrailerBytes);
+  crc = Crc16(crc, seed_bytes, sizeof(seed_bytes));
+  return Crc16(crc, block.data() + n - 1, 1);
 }
 
 // The shape a compact block of `bytes` bytes of bits holds: the one the
@@ -312,22 +331,80 @@ absl::StatusOr<Parsed> ParseFull(absl::Span<const uint8_t> block,
   return p;
 }
 
+absl::StatusOr<Parsed> ParsePacked(absl::Span<const uint8_t> block,
+                                   const ReadOptions& options) {
+  const size_t n = block.size();
+  const uint8_t tag = block[n - 1];
+  const uint64_t payload_bytes =
+      n < internal::kPackedTrailerBytes ? 0 : n - internal::kPackedTrailerBytes;
+  if (payload_bytes < internal::kPackedMinPayloadBytes) {
+    return Corrupt(absl::StrCat(
+        "truncated: ", n, " bytes, a packed filter has at least ",
+        internal::kPackedMinPayloadBytes + internal::kPackedTrailerBytes));
+  }
+  if (payload_bytes > internal::kPackedMaxPayloadBytes) {
+    return Corrupt(absl::StrCat("inconsistent sizes: ", payload_bytes,
+                                " bytes of bits, a packed filter has at most ",
+                                internal::kPackedMaxPayloadBytes));
+  }
+  if (options.verify_checksum) {
+    const uint16_t stored = Get<uint16_t>(block.data() + n - 3);
+    const uint16_t crc = PackedChecksum(block, options.seed);
+    if (crc != stored) {
+      return Corrupt(absl::StrFormat(
+          "checksum mismatch (packed encoding): stored 0x%04x, computed "
+          "0x%04x with seed %d (damaged, or written with another seed)",
+          stored, crc, options.seed));
+    }
+  }
+  Parsed p;
+  FilterInfo& info = p.info;
+  info.encoding = Encoding::kPacked;
+  info.major_version = kPackedVersion;
+  info.minor_version = 0;
+  info.seed = options.seed;
+  info.compression = Compression::kNone;
+  info.bits_bytes = info.payload_bytes = payload_bytes;
+  info.overhead_bytes = internal::kPackedTrailerBytes;
+  info.total_bytes = n;
+  p.payload = block.subspan(0, payload_bytes);
+  if ((tag & 0xF0) == kPackedSpreadTag) {
+    info.layout = Layout::kSpread;
+    info.shape = {1, (tag & 0x0F) + 1, 0};
+    return p;
+  }
+  info.layout = Layout::kSet;
+  info.shape = {1, 0, 0};
+  info.set_low_bits = tag & 0x0F;
+  internal::SetParams params;
+  if (!internal::ParseSet(p.payload.data(), 8 * payload_bytes,
+                          info.set_low_bits, &params)) {
+    return Corrupt(absl::StrCat("inconsistent sizes: the packed set's ",
+                                payload_bytes, " bytes are not a set of ",
+                                info.set_low_bits, "-bit lows"));
+  }
+  info.num_keys_known = true;
+  info.num_keys = params.count;
+  return p;
+}
+
 absl::StatusOr<Parsed> Parse(absl::Span<const uint8_t> block,
                              const ReadOptions& options) {
   if (block.empty()) return Corrupt("empty input");
   const uint8_t tag = block.back();
-  if (tag >= kLaterCompactTags) {
+  if (tag == kReservedTag) {
     return absl::UnimplementedError(absl::StrFormat(
-        "blockbloom filter: tag 0x%02x is a compact encoding of a later major "
-        "version; this reader knows version %d",
-        tag, kMajorVersion));
+        "blockbloom filter: tag 0x%02x is an encoding of a later version; "
+        "this reader knows versions 1 and %d",
+        tag, kPackedVersion));
   }
+  if (tag >= kPackedSpreadTag) return ParsePacked(block, options);
   if ((tag & 0xF0) == kCompactTag || (tag & 0xF0) == kCompactSeededTag) {
     return ParseCompact(block, options);
   }
   if ((tag & 0xF0) != kFullTag) {
     return Corrupt(absl::StrFormat(
-        "not a blockbloom filter block (last byte 0x%02x, expected 0xB0-0xDF)",
+        "not a blockbloom filter block (last byte 0x%02x, expected 0xB0-0xFE)",
         tag));
   }
   const int major = (tag & 0x0F) + 1;
@@ -358,6 +435,21 @@ void AppendCompact(const Filter& filter, std::string* dst) {
   uint8_t* block = reinterpret_cast<uint8_t*>(dst->data()) + start;
   const size_t n = dst->size() - start;
   Put<uint16_t>(block + n - 3, CompactChecksum({block, n}));
+}
+
+void AppendPacked(const Filter& filter, std::string* dst) {
+  const absl::Span<const uint8_t> bits = filter.bits();
+  const size_t start = dst->size();
+  dst->append(reinterpret_cast<const char*>(bits.data()), bits.size());
+  const uint8_t tag =
+      filter.layout() == Layout::kSet
+          ? static_cast<uint8_t>(kPackedSetTag + filter.set_low_bits())
+          : static_cast<uint8_t>(kPackedSpreadTag + filter.num_probes() - 1);
+  const char trailer[3] = {0, 0, static_cast<char>(tag)};
+  dst->append(trailer, sizeof(trailer));
+  uint8_t* block = reinterpret_cast<uint8_t*>(dst->data()) + start;
+  const size_t n = dst->size() - start;
+  Put<uint16_t>(block + n - 3, PackedChecksum({block, n}, filter.seed()));
 }
 
 absl::Status AppendFull(const Filter& filter, const WriteOptions& options,
@@ -413,11 +505,44 @@ absl::Status AppendFilter(const Filter& filter, const WriteOptions& options,
     return absl::InvalidArgumentError(
         "a MatchAll() filter has no bits to serialize");
   }
+  Encoding encoding = options.encoding;
+  const bool packed = filter.layout() != Layout::kBlocked;
+  if (packed || encoding == Encoding::kPacked) {
+    if (encoding != Encoding::kAuto && encoding != Encoding::kPacked) {
+      return absl::InvalidArgumentError(
+          "a packed filter is written in the packed encoding only (kAuto or "
+          "kPacked)");
+    }
+    if (options.compression != Compression::kNone) {
+      return absl::InvalidArgumentError(
+          "the packed encoding is never compressed; use Encoding::kFull");
+    }
+    if (!packed && filter.num_blocks() != 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the packed encoding holds one block; this filter has ",
+                       filter.num_blocks(), " (use Encoding::kFull)"));
+    }
+    if (filter.bits().size() < internal::kPackedMinPayloadBytes ||
+        filter.bits().size() > internal::kPackedMaxPayloadBytes) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the packed encoding holds ", internal::kPackedMinPayloadBytes,
+          " to ", internal::kPackedMaxPayloadBytes, " bytes of bits, not ",
+          filter.bits().size()));
+    }
+    const size_t start = dst->size();
+    AppendPacked(filter, dst);
+    if (stats != nullptr) {
+      stats->encoding = Encoding::kPacked;
+      stats->bits_bytes = stats->payload_bytes = filter.bits().size();
+      stats->total_bytes = dst->size() - start;
+      stats->overhead_bytes = stats->total_bytes - stats->payload_bytes;
+    }
+    return absl::OkStatus();
+  }
   FilterShape canonical;
   const bool compactable = CanonicalShape(filter.bits().size(), &canonical) &&
                            canonical.num_blocks == filter.num_blocks() &&
                            canonical.lane_bits == filter.lane_bits();
-  Encoding encoding = options.encoding;
   if (encoding == Encoding::kAuto) {
     encoding = options.compression == Compression::kNone && compactable &&
                        filter.bits().size() < kAutoCompactMaxBytes
@@ -473,6 +598,12 @@ absl::StatusOr<Filter> OpenFilter(absl::Span<const uint8_t> bytes,
   absl::StatusOr<Parsed> parsed = Parse(bytes, options);
   if (!parsed.ok()) return parsed.status();
   const FilterInfo& info = parsed->info;
+  if (info.encoding == Encoding::kPacked) {
+    return internal::OpenPackedFilter(
+        parsed->payload, info.layout,
+        info.layout == Layout::kSet ? info.set_low_bits : info.shape.num_probes,
+        info.seed);
+  }
   if (info.compression == Compression::kNone) {
     return Filter::Wrap(parsed->payload, info.shape, info.seed, info.num_keys);
   }

@@ -67,8 +67,20 @@
 // rounds up to 16 bits, and its rate is that of a split filter over all its
 // bits, within 2% of a standard Bloom filter of the same size. Everything
 // else is unchanged (same lane sets, same bit formula with w), so the sizing
-// math covers both. Only w = 32 has SIMD kernels; other widths are probed by
-// the scalar code below, which is the reference for every w.
+// math covers both.
+//
+// One-block filters of any number of bits ("spread lanes")
+// --------------------------------------------------------
+// The packed encoding (docs/FORMAT.md) sizes a filter to the byte, so its m
+// bits need not be a multiple of 16: lane L is bits [start(L), start(L+1))
+// with start(L) = floor(L * m / 16), so lanes are floor(m/16) or
+// ceil(m/16) bits wide, and the bit in lane L is the same multiply-shift
+// with that lane's width. When 16 divides m this IS the small-filter layout
+// above (start(L) = L * w), which is why one SIMD kernel (src/probe_small.cc,
+// a gather of the k words) serves both. Lanes may be wider than 512 bits here:
+// the packed encoding uses one block for filters of any size (LevelDB
+// probes each of its filters as a whole; a 100,000-key filter of 125 KB is
+// still one block of 16 lanes, i.e. a partitioned Bloom filter).
 //
 // Why these hash bits
 // -------------------
@@ -111,6 +123,13 @@ alignas(64) inline constexpr uint32_t kLaneSalt[kLanes] = {
     0x923f82a5, 0xab1c5ed5, 0xd807aa99, 0x12835b01, 0x243185bf, 0x550c7dc3,
     0x72be5d75, 0x80deb1ff, 0x9bdc06a7, 0xc19bf175};
 inline constexpr uint32_t kSelectorSalt = 0xe49b69c1;
+
+// Lane numbers, and lane numbers + 1: the SIMD kernels of spread lanes
+// compute each lane's start and end from them.
+alignas(64) inline constexpr uint32_t kLaneIndex[kLanes] = {
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+alignas(64) inline constexpr uint32_t kLaneIndexPlusOne[kLanes] = {
+    1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
 
 // Bit L set in lane L: lets a kernel turn a 16-bit lane set into a lane mask.
 alignas(64) inline constexpr uint32_t kLaneBit[kLanes] = {
@@ -197,11 +216,35 @@ inline void BlockMask(uint32_t lo, const uint16_t* lane_sets,
   }
 }
 
+// Lane `lane` of a one-block filter of `num_bits` bits with spread lanes
+// (see "One-block filters of any number of bits") starts at bit
+// floor(lane * num_bits / 16). Computed as lane * (num_bits / 16) +
+// lane * (num_bits % 16) / 16 so that every term fits 32 bits for
+// num_bits < 2^31, as in the SIMD kernels.
+inline constexpr uint32_t SpreadLaneStart(uint32_t num_bits, uint32_t lane) {
+  return lane * (num_bits >> 4) + ((lane * (num_bits & 15)) >> 4);
+}
+
+// Marks `f` as a one-block filter of `num_bits` bits (in [16, 2^31)) with
+// spread lanes.
+inline void SpreadLanes(uint32_t num_bits, FilterRef* f) {
+  f->num_bits = num_bits;
+}
+
 // Calls fn(bit_index) for each of the key's k bits, as an index into the
 // filter's bits (see "Layout" above). Valid for every lane width.
 template <typename Fn>
 inline void ForEachBit(const FilterRef& f, uint64_t hash, Fn fn) {
   const uint32_t lo = static_cast<uint32_t>(hash);
+  if (f.num_bits != 0) {  // one block of spread lanes
+    for (uint32_t set = f.lane_sets[Selector(lo)]; set != 0; set &= set - 1) {
+      const int lane = std::countr_zero(set);
+      const uint32_t start = SpreadLaneStart(f.num_bits, lane);
+      const uint32_t width = SpreadLaneStart(f.num_bits, lane + 1) - start;
+      fn(uint64_t{start} + BitInLane(lo, lane, width));
+    }
+    return;
+  }
   const uint32_t w = f.lane_bits;
   const uint64_t first = BlockIndex(hash, f.num_blocks) * kLanes * w;
   // The key's lanes in increasing order. Looping over the set bits (k

@@ -15,6 +15,7 @@
 #include "src/hash_inl.h"
 #include "src/layout.h"
 #include "src/probe.h"
+#include "src/probe_small.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace blockbloom::internal {
@@ -179,58 +180,11 @@ const Kernels* ActiveKernels() {
   return HWY_DYNAMIC_DISPATCH(GetKernels)();
 }
 
-// Scalar-lane filters are small (at most kSmallFilterMaxBits bits, so in
-// cache): the scalar reference probes them.
-namespace {
-
-bool ScalarProbeHash(const FilterRef& f, uint64_t hash) {
-  return ReferenceMayContain(f, hash);
-}
-
-bool ScalarProbeKey(const FilterRef& f, std::string_view key) {
-  return ReferenceMayContain(f, Hash64(key, f.seed));
-}
-
-void ScalarProbeHashes(const FilterRef& f, const uint64_t* hashes, size_t n,
-                       bool* results) {
-  for (size_t i = 0; i < n; ++i) results[i] = ReferenceMayContain(f, hashes[i]);
-}
-
-void ScalarProbeKeys(const FilterRef& f, const std::string_view* keys, size_t n,
-                     bool* results) {
-  for (size_t i = 0; i < n; ++i) {
-    results[i] = ReferenceMayContain(f, Hash64(keys[i], f.seed));
-  }
-}
-
-void ScalarInsert(const FilterRef& f, uint8_t* bits, const uint64_t* hashes,
-                  size_t n) {
-  for (size_t i = 0; i < n; ++i) ReferenceInsert(f, bits, hashes[i]);
-}
-
-bool ScalarAdd(const FilterRef& f, uint8_t* bits, uint64_t hash) {
-  return ReferenceAdd(f, bits, hash);
-}
-
-size_t ScalarAddBatch(const FilterRef& f, uint8_t* bits, const uint64_t* hashes,
-                      size_t n, bool* added) {
-  size_t count = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const bool changed = ReferenceAdd(f, bits, hashes[i]);
-    count += changed;
-    if (added != nullptr) added[i] = changed;
-  }
-  return count;
-}
-
-const Kernels kScalarKernels = {
-    &ScalarProbeHash, &ScalarProbeKey, &ScalarProbeHashes, &ScalarProbeKeys,
-    &ScalarInsert,    &ScalarAdd,      &ScalarAddBatch,    "scalar-lanes"};
-
-}  // namespace
-
+// Other lane widths: the scalar reference (src/probe_small.cc). A Filter
+// of one block of other lanes uses the SIMD kernels of src/probe_small.cc
+// (it knows its spread-lane geometry; a bare FilterRef may not).
 const Kernels* KernelsFor(uint32_t lane_bits) {
-  return lane_bits == kLaneBits ? ActiveKernels() : &kScalarKernels;
+  return lane_bits == kLaneBits ? ActiveKernels() : ScalarLaneKernels();
 }
 
 }  // namespace blockbloom::internal

@@ -43,10 +43,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/layout.h"
+#include "src/sizing_internal.h"
 
 namespace blockbloom {
 namespace {
 
+using internal::kLanes;
 using internal::kLaneSets;
 using internal::kMaxProbes;
 using internal::LaneSet;
@@ -95,7 +97,7 @@ constexpr double kExactFloor = 1e-7;
 // lanes), so it overestimates, by 0.7% at 6 bits/key, 1.6% at 10 and at most
 // ~3% (k = 9-13); it is exact for k = 16. It is only used for rates below
 // kExactFloor, where the filter is so sparse that i stays small.
-double FpRateUpperBound(uint64_t n, uint64_t b, int k, int lane_bits) {
+double FpRateUpperBound(uint64_t n, uint64_t b, int k, double lane_bits) {
   const double nd = static_cast<double>(n), p = 1.0 / static_cast<double>(b);
   const double unset_per_key = 1.0 - k / (16.0 * lane_bits);
   if (b == 1) return std::pow(1.0 - std::pow(unset_per_key, nd), k);
@@ -113,7 +115,7 @@ double FpRateUpperBound(uint64_t n, uint64_t b, int k, int lane_bits) {
 
 // The formula above for valid arguments; Neumaier summation because the
 // terms alternate in sign and mostly cancel.
-double FpRate(uint64_t n, uint64_t b, int k, int lane_bits) {
+double FpRate(uint64_t n, uint64_t b, int k, double lane_bits) {
   if (n == 0) return 0;
   double w_pow[kMaxProbes + 1];
   for (int j = 0; j <= k; ++j) w_pow[j] = std::pow(1.0 - 1.0 / lane_bits, j);
@@ -135,7 +137,7 @@ double FpRate(uint64_t n, uint64_t b, int k, int lane_bits) {
 
 // The rate is unimodal in k, so walk from the textbook optimum k = ln2 * m/n
 // towards lower rates: a handful of evaluations instead of sixteen.
-int BestK(uint64_t n, uint64_t b, int lane_bits, double* rate) {
+int BestK(uint64_t n, uint64_t b, double lane_bits, double* rate) {
   const double bits_per_key =
       n == 0
           ? kMaxProbes
@@ -288,4 +290,19 @@ absl::StatusOr<double> EstimatedFpRate(const FilterShape& shape,
   return FpRate(num_keys, shape.num_blocks, shape.num_probes, shape.lane_bits);
 }
 
+namespace internal {
+
+// The spread lanes of a one-block filter of m bits are floor(m/16) or
+// ceil(m/16) bits wide; the rate of lanes all m/16 bits wide (fractional)
+// is the same to within a part in 16 of the rounding, far below anything
+// the choices made from it depend on.
+double OneBlockFpRate(uint64_t num_keys, uint64_t num_bits, int k) {
+  return FpRate(num_keys, 1, k, static_cast<double>(num_bits) / kLanes);
+}
+
+int OneBlockBestK(uint64_t num_keys, uint64_t num_bits, double* rate) {
+  return BestK(num_keys, 1, static_cast<double>(num_bits) / kLanes, rate);
+}
+
+}  // namespace internal
 }  // namespace blockbloom

@@ -28,6 +28,8 @@ const char* EncodingName(Encoding encoding) {
       return "compact";
     case Encoding::kFull:
       return "full";
+    case Encoding::kPacked:
+      return "packed";
     case Encoding::kAuto:
       break;
   }

@@ -65,6 +65,14 @@ absl::StatusOr<std::unique_ptr<FilterFile>> LoadFilterFile(
   // (a compressed payload is decompressed and its size checked).
   absl::StatusOr<FilterInfo> info = InspectFilter(AsBytes(file->bytes));
   if (!info.ok()) return invalid(info.status());
+  if (info->encoding == Encoding::kPacked) {
+    // Packed blocks are LevelDB's per-data-block filters; the tool's reports
+    // (fill, shape, key estimates) are those of blocked filters.
+    return absl::UnimplementedError(absl::StrCat(
+        file->path,
+        ": a packed filter block (format version 2, written by the LevelDB "
+        "adapter); this command reads the compact and full encodings"));
+  }
   file->info = *info;
   absl::StatusOr<Filter> filter = OpenFilter(AsBytes(file->bytes));
   if (!filter.ok()) return invalid(filter.status());

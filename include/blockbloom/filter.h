@@ -40,8 +40,21 @@ namespace blockbloom {
 namespace internal {
 class AlignedBuffer;
 struct Kernels;
+struct FilterAccess;
 }  // namespace internal
 struct ReadOptions;  // blockbloom/format.h
+
+// How a filter places its keys.
+enum class Layout : uint8_t {
+  // Blocks of 16 lanes, one block per key (FilterShape): what FilterBuilder
+  // builds unless asked for a packed filter.
+  kBlocked,
+  // Packed filters (FilterOptions::packed), sized to the byte:
+  kSpread,  // one block of 16 lanes over all the filter's bits (a Bloom
+            // filter; src/layout.h, "one-block filters")
+  kSet,     // a compressed set of fingerprints (more accurate than any Bloom
+            // filter of the same size from ~7 bits/key; docs/FORMAT.md)
+};
 
 // An immutable filter: probe it with keys or with hashes from HashKey().
 class Filter {
@@ -82,18 +95,25 @@ class Filter {
   void MayContainHashBatch(absl::Span<const uint64_t> hashes,
                            absl::Span<bool> results) const;
 
+  Layout layout() const { return layout_; }
+  // The geometry of a kBlocked filter. A kSpread filter is one block of k
+  // probes with lane_bits 0 (its lanes are num_bits()/16 wide, give or take
+  // one); a kSet filter has num_probes 0 too.
   const FilterShape& shape() const { return shape_; }
   uint64_t num_blocks() const { return shape_.num_blocks; }
   int num_probes() const { return shape_.num_probes; }
   int lane_bits() const { return shape_.lane_bits; }
   uint64_t seed() const { return ref_.seed; }
-  // Distinct keys added (adjacent duplicates counted once).
+  // Distinct keys added (adjacent duplicates counted once); for a filter
+  // read from the compact or packed-spread encoding, which do not store it,
+  // 0.
   uint64_t num_keys() const { return num_keys_; }
-  // The filter's bits: shape().size_bytes() bytes (64 per block with 32-bit
-  // lanes).
-  absl::Span<const uint8_t> bits() const {
-    return {ref_.bits, shape_.size_bytes()};
-  }
+  // The filter's bits (for kSet, the coded set): 64 bytes per block with
+  // 32-bit lanes.
+  absl::Span<const uint8_t> bits() const { return {ref_.bits, size_bytes_}; }
+  uint64_t num_bits() const { return 8 * uint64_t{size_bytes_}; }
+  // Layout::kSet: bits in each fingerprint's low part (0 otherwise).
+  int set_low_bits() const;
   // True if the filter owns its bits (built here), false if Wrap()ped.
   bool owns_bits() const { return owned_ != nullptr; }
   // True for MatchAll().
@@ -103,14 +123,21 @@ class Filter {
 
  private:
   friend class FilterBuilder;
+  friend struct internal::FilterAccess;
   friend absl::StatusOr<Filter> OpenFilter(absl::Span<const uint8_t> bytes,
                                            const ReadOptions& options);
   Filter(std::unique_ptr<internal::AlignedBuffer> owned, const uint8_t* bits,
          const FilterShape& shape, uint64_t seed, uint64_t num_keys,
          const internal::Kernels* kernels);
+  Filter(std::unique_ptr<internal::AlignedBuffer> owned, Layout layout,
+         const internal::FilterRef& ref, const FilterShape& shape,
+         uint64_t size_bytes, uint64_t num_keys,
+         const internal::Kernels* kernels);
 
   std::unique_ptr<internal::AlignedBuffer> owned_;
+  Layout layout_ = Layout::kBlocked;
   FilterShape shape_;
+  uint64_t size_bytes_;
   uint64_t num_keys_;
   internal::FilterRef ref_;
   // The kernels chosen for this CPU and lane width when the filter was made,
@@ -138,9 +165,19 @@ struct FilterOptions {
   uint64_t seed = 0;
   // Filters of at most 1 KiB are one block of 16 lanes of bits/16 bits (see
   // FilterShape::lane_bits): no rounding up to 64-byte blocks and no uneven
-  // block loads, probed by scalar code. False: always 32-bit lanes and SIMD
-  // probes.
+  // block loads. False: always 32-bit lanes.
   bool compact_small_filters = true;
+  // A packed filter (bits_per_key only; not with fp_rate or shape): the
+  // WHOLE serialized block, trailer included, takes what LevelDB's built-in
+  // Bloom filter takes for the same keys at bits_per_key,
+  //   max(64, ceil(n * bits_per_key)) bits, rounded up to bytes, + 1 byte,
+  // and the filter is the more accurate of a one-block Bloom filter
+  // (Layout::kSpread) and a compressed fingerprint set (Layout::kSet) of
+  // exactly that size. Written with the packed encoding (AppendFilter does
+  // it by itself). For engines that build a filter per data block and
+  // charge its every byte to the bits/key budget (LevelDB). The seed is not
+  // stored: readers must be given it (ReadOptions::seed).
+  bool packed = false;
 };
 
 // Collects keys, then builds an immutable Filter. The number of keys need

@@ -15,6 +15,7 @@
 #ifndef BLOCKBLOOM_FILTER_POLICY_H_
 #define BLOCKBLOOM_FILTER_POLICY_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -42,6 +43,18 @@ class FilterPolicy {
     // filter is detected and fails open. Turn off only if the engine
     // verifies the block's bytes itself.
     bool verify_checksum = true;
+    // Packed blocks (FilterOptions::packed): each block, trailer included,
+    // takes what LevelDB's built-in Bloom filter takes for the same keys at
+    // bits_per_key, and is the more accurate of a one-block Bloom filter and
+    // a compressed fingerprint set of that size. For engines that build a
+    // filter per data block (the LevelDB adapter always sets it). The seed
+    // is then not stored in the block: readers need the same seed.
+    bool packed = false;
+    // KeyMayMatch keeps, per thread, up to this many bytes of blocks it has
+    // opened and verified, and answers later probes of the same block from
+    // them (src/probe_cache.h): the checksum is paid once per block, not
+    // once per probe. 0: open and verify on every probe.
+    size_t probe_cache_bytes = size_t{16} << 20;
   };
 
   // InvalidArgument if bits_per_key is not a positive finite number.
@@ -81,8 +94,11 @@ class FilterPolicy {
   Filter NewReader(absl::Span<const uint8_t> block,
                    absl::Status* error = nullptr) const;
 
-  // One probe of a block's bytes (opens the block, then probes): for engines
-  // like LevelDB that pass the block with every key. Fails open.
+  // One probe of a block's bytes, for engines like LevelDB that pass the
+  // block with every key: the block is opened and verified the first time
+  // this thread sees it and kept (Options::probe_cache_bytes), so later
+  // probes cost a lookup and the probe. Fails open: a block that cannot be
+  // read (damaged, another seed, a newer format) answers "may match".
   bool KeyMayMatch(std::string_view key, absl::Span<const uint8_t> block) const;
 
  private:

@@ -9,10 +9,14 @@
 //   if (!read.ok()) { /* DataLoss, Unimplemented, ...: the message says why */
 //   }
 //
-// Two encodings share one reader:
-// - compact: the bits, then a 3-byte trailer (11 with a seed). For the small
-//   filters LevelDB builds per data block (37-140 keys), where a 56-byte
-//   footer would cost 12 bits per key.
+// Three encodings share one reader:
+// - packed (format version 2): a block of exactly the size a LevelDB filter
+//   of the same keys and bits/key takes, 3-byte trailer included, holding a
+//   one-block Bloom filter or a compressed fingerprint set, whichever is
+//   more accurate (FilterOptions::packed). For the filters LevelDB builds per
+//   data block. The hash seed is not stored but mixed into the checksum.
+// - compact (version 1): the bits, then a 3-byte trailer (11 with a seed).
+//   Still read; written for small filters that are not packed.
 // - full: the bits (optionally zstd-compressed), then a 56-byte footer with
 //   every parameter, the key count and a checksum. For per-SSTable filters.
 #ifndef BLOCKBLOOM_FORMAT_H_
@@ -30,10 +34,13 @@
 namespace blockbloom {
 
 enum class Encoding : uint8_t {
-  kAuto,     // compact for uncompressed filters under 1 KiB, else full
+  kAuto,     // packed for packed filters; else compact for uncompressed
+             // filters under 1 KiB, full otherwise
   kCompact,  // bits + 3-byte trailer (+8 with a non-zero seed); no key count,
              // no compression; only the shapes the sizing functions give
   kFull,     // bits or zstd frame + 56-byte footer
+  kPacked,   // bits + 3-byte trailer, seed in the checksum only: packed
+             // filters, and blocked filters of one block
 };
 
 enum class Compression : uint8_t {
@@ -73,11 +80,15 @@ absl::StatusOr<std::string> SerializeFilter(const Filter& filter,
                                             const WriteOptions& options = {});
 
 struct ReadOptions {
-  // Verify the checksum (CRC-16 of the compact encoding, 32-bit XXH3 of the
-  // full one). Skip it only for bytes the storage engine has verified itself
-  // (a block checksum): a flipped bit in unverified bits can turn a stored
-  // key into a false negative.
+  // Verify the checksum (CRC-16 of the compact and packed encodings, 32-bit
+  // XXH3 of the full one). Skip it only for bytes the storage engine has
+  // verified itself (a block checksum): a flipped bit in unverified bits can
+  // turn a stored key into a false negative.
   bool verify_checksum = true;
+  // The hash seed of packed filters, which do not store it (it is mixed into
+  // their checksum instead, so a wrong seed reads as a checksum mismatch).
+  // The other encodings store theirs and ignore this.
+  uint64_t seed = 0;
   // A compressed filter claiming more than this many bytes of bits is
   // refused (ResourceExhausted) before anything is allocated.
   uint64_t max_decompressed_bytes = uint64_t{4} << 30;
@@ -109,9 +120,11 @@ struct FilterInfo {
   Encoding encoding = Encoding::kAuto;
   int major_version = 0;
   int minor_version = 0;
-  FilterShape shape;
+  Layout layout = Layout::kBlocked;
+  FilterShape shape;     // see Filter::shape() for packed layouts
+  int set_low_bits = 0;  // Layout::kSet: bits of each fingerprint's low part
   uint64_t seed = 0;
-  bool num_keys_known = false;  // the compact encoding does not store it
+  bool num_keys_known = false;  // compact and packed-spread do not store it
   uint64_t num_keys = 0;
   Compression compression = Compression::kNone;
   uint64_t bits_bytes = 0;      // uncompressed

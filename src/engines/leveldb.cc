@@ -33,8 +33,12 @@ class LevelDBFilterPolicy final : public leveldb::FilterPolicy {
     builder.Finish(dst).IgnoreError();
   }
 
+  // LevelDB's contract: an empty filter matches nothing. CreateFilter never
+  // writes one (no keys still make a packed block that matches nothing), so
+  // an empty filter is LevelDB's own "no keys in this range", not damage.
   bool KeyMayMatch(const leveldb::Slice& key,
                    const leveldb::Slice& filter) const override {
+    if (filter.empty()) return false;
     return policy_.KeyMayMatch(std::string_view(key.data(), key.size()),
                                AsBytes({filter.data(), filter.size()}));
   }
@@ -49,12 +53,15 @@ const leveldb::FilterPolicy* NewLevelDBFilterPolicy(double bits_per_key) {
   FilterPolicy::Options options;
   options.bits_per_key =
       std::isnan(bits_per_key) || bits_per_key < 1 ? 1 : bits_per_key;
+  options.packed = true;
   return new LevelDBFilterPolicy(*FilterPolicy::Create(options));
 }
 
 absl::StatusOr<std::unique_ptr<const leveldb::FilterPolicy>>
 NewLevelDBFilterPolicy(const FilterPolicy::Options& options) {
-  absl::StatusOr<FilterPolicy> policy = FilterPolicy::Create(options);
+  FilterPolicy::Options packed = options;
+  packed.packed = true;
+  absl::StatusOr<FilterPolicy> policy = FilterPolicy::Create(packed);
   if (!policy.ok()) return policy.status();
   return std::make_unique<LevelDBFilterPolicy>(*std::move(policy));
 }

@@ -8,12 +8,20 @@ namespace blockbloom::internal {
 
 // Everything a probe needs. A Filter keeps one, and the kernels take it by
 // reference, so a probe passes one pointer instead of building arguments.
+struct SetIndex;  // src/fingerprint_set.h
+
 struct FilterRef {
   const uint8_t* bits;        // num_blocks * 2 * lane_bits bytes, any alignment
   uint64_t num_blocks;        // in [1, 2^32]
   const uint16_t* lane_sets;  // the layout's lane-set table row for k
   uint64_t seed;              // hash seed, for the keyed probes
   uint32_t lane_bits = 32;    // bits per lane: 32, or fewer for small filters
+  // Set for filters of ONE block whose 16 lanes split `num_bits` bits as
+  // evenly as possible (src/layout.h, "one-block filters"); 0 otherwise.
+  uint32_t num_bits = 0;
+  // A compressed fingerprint set instead of a Bloom filter (src/
+  // fingerprint_set.h): its probe index; null for Bloom filters.
+  const SetIndex* set = nullptr;
 };
 
 }  // namespace blockbloom::internal

@@ -1,0 +1,126 @@
+#include "src/packed.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "src/aligned_buffer.h"
+#include "src/fingerprint_set.h"
+#include "src/layout.h"
+#include "src/probe_small.h"
+#include "src/sizing_internal.h"
+
+namespace blockbloom::internal {
+
+// Builds Filters of the packed layouts (Filter's constructors are private).
+struct FilterAccess {
+  static Filter Make(std::unique_ptr<AlignedBuffer> owned, Layout layout,
+                     const FilterRef& ref, const FilterShape& shape,
+                     uint64_t size_bytes, uint64_t num_keys,
+                     const Kernels* kernels) {
+    return Filter(std::move(owned), layout, ref, shape, size_bytes, num_keys,
+                  kernels);
+  }
+};
+
+namespace {
+
+Filter SpreadFilter(std::unique_ptr<AlignedBuffer> owned, const uint8_t* bits,
+                    uint64_t payload_bytes, int k, uint64_t seed,
+                    uint64_t num_keys) {
+  FilterRef ref = {bits, 1, LaneSetsFor(k), seed, 0};
+  SpreadLanes(static_cast<uint32_t>(8 * payload_bytes), &ref);
+  return FilterAccess::Make(std::move(owned), Layout::kSpread, ref,
+                            FilterShape{1, k, 0}, payload_bytes, num_keys,
+                            SpreadKernels(payload_bytes));
+}
+
+absl::StatusOr<Filter> SetFilter(absl::Span<const uint8_t> payload,
+                                 const SetParams& params, uint64_t seed) {
+  absl::StatusOr<std::unique_ptr<AlignedBuffer>> storage =
+      AlignedBuffer::Create(sizeof(SetIndex) + SetIndexStorageBytes(params));
+  if (!storage.ok()) return storage.status();
+  const SetIndex* index =
+      BuildSetIndex(payload.data(), params, (*storage)->data());
+  FilterRef ref = {index->lows, 1, LaneSetsFor(1), seed, 0};
+  ref.set = index;
+  return FilterAccess::Make(*std::move(storage), Layout::kSet, ref,
+                            FilterShape{1, 0, 0}, payload.size(), params.count,
+                            SetKernels());
+}
+
+}  // namespace
+
+uint64_t PackedBlockBytes(uint64_t num_keys, double bits_per_key) {
+  const long double bits = std::max<long double>(
+      64, std::ceil(static_cast<long double>(num_keys) * bits_per_key));
+  return static_cast<uint64_t>(std::ceil(bits / 8)) + 1;
+}
+
+PackedChoice ChoosePackedLayout(uint64_t num_keys, uint64_t payload_bits,
+                                int empty_k) {
+  if (num_keys == 0) return {Layout::kSpread, empty_k, 0};
+  double spread_rate;
+  const int k = OneBlockBestK(num_keys, payload_bits, &spread_rate);
+  int low_bits;
+  const double set_rate = BestSetLowBits(num_keys, payload_bits, &low_bits);
+  if (set_rate < spread_rate) return {Layout::kSet, low_bits, set_rate};
+  return {Layout::kSpread, k, spread_rate};
+}
+
+absl::StatusOr<Filter> BuildPackedFilter(std::vector<uint64_t>* hashes,
+                                         uint64_t payload_bytes, uint64_t seed,
+                                         int empty_k) {
+  if (payload_bytes < kPackedMinPayloadBytes ||
+      payload_bytes > kPackedMaxPayloadBytes) {
+    return absl::OutOfRangeError(
+        absl::StrCat("a packed filter holds ", kPackedMinPayloadBytes, " to ",
+                     kPackedMaxPayloadBytes, " bytes of bits; ", hashes->size(),
+                     " keys would need ", payload_bytes));
+  }
+  const uint64_t num_keys = hashes->size();
+  const PackedChoice choice =
+      ChoosePackedLayout(num_keys, 8 * payload_bytes, empty_k);
+  if (choice.layout == Layout::kSet) {
+    std::vector<uint8_t> payload(payload_bytes, 0);
+    EncodeSet(hashes, 8 * payload_bytes, choice.param, payload.data());
+    SetParams params;
+    params.num_bits = 8 * payload_bytes;
+    params.low_bits = choice.param;
+    params.count = num_keys;
+    params.buckets =
+        8 * payload_bytes - num_keys * static_cast<uint64_t>(choice.param + 1);
+    return SetFilter(payload, params, seed);
+  }
+  absl::StatusOr<std::unique_ptr<AlignedBuffer>> bits =
+      AlignedBuffer::Create(payload_bytes);
+  if (!bits.ok()) return bits.status();
+  uint8_t* data = (*bits)->data();
+  Filter filter = SpreadFilter(*std::move(bits), data, payload_bytes,
+                               choice.param, seed, num_keys);
+  FilterRef ref = {data, 1, LaneSetsFor(choice.param), seed, 0};
+  SpreadLanes(static_cast<uint32_t>(8 * payload_bytes), &ref);
+  for (uint64_t h : *hashes) ReferenceInsert(ref, data, h);
+  return filter;
+}
+
+absl::StatusOr<Filter> OpenPackedFilter(absl::Span<const uint8_t> payload,
+                                        Layout layout, int param,
+                                        uint64_t seed) {
+  if (layout == Layout::kSpread) {
+    return SpreadFilter(nullptr, payload.data(), payload.size(), param, seed,
+                        0);
+  }
+  SetParams params;
+  if (!ParseSet(payload.data(), 8 * payload.size(), param, &params)) {
+    return absl::DataLossError(absl::StrCat(
+        "blockbloom filter: the packed set's ", payload.size(),
+        " bytes are not a set of ", param, "-bit fingerprint lows"));
+  }
+  return SetFilter(payload, params, seed);
+}
+
+}  // namespace blockbloom::internal

@@ -1,0 +1,20 @@
+// Rates of layouts that only the packed encoding builds (src/packed.cc):
+// the sizing math of src/sizing.cc applied to them.
+#ifndef BLOCKBLOOM_SRC_SIZING_INTERNAL_H_
+#define BLOCKBLOOM_SRC_SIZING_INTERNAL_H_
+
+#include <cstdint>
+
+namespace blockbloom::internal {
+
+// The expected false-positive rate of `num_keys` keys in a one-block filter
+// of `num_bits` bits in spread lanes (src/layout.h) with k probes.
+double OneBlockFpRate(uint64_t num_keys, uint64_t num_bits, int k);
+
+// The k in [1, 16] with the lowest such rate (the smaller on a tie), and
+// that rate.
+int OneBlockBestK(uint64_t num_keys, uint64_t num_bits, double* rate);
+
+}  // namespace blockbloom::internal
+
+#endif  // BLOCKBLOOM_SRC_SIZING_INTERNAL_H_
