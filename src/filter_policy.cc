@@ -32,6 +32,10 @@ absl::Status AppendMatchAll(std::string* dst) {
 
 }  // namespace
 
+FilterPolicy::FilterPolicy(const Options& options)
+    : options_(options),
+      cache_(ReadOptionsOf(options), options.probe_cache_bytes) {}
+
 absl::StatusOr<FilterPolicy> FilterPolicy::Create(const Options& options) {
   if (!std::isfinite(options.bits_per_key) || options.bits_per_key <= 0) {
     return absl::InvalidArgumentError(
@@ -65,18 +69,27 @@ absl::Status FilterPolicy::Builder::Finish(std::string* dst,
 
 Filter FilterPolicy::NewReader(absl::Span<const uint8_t> block,
                                absl::Status* error) const {
-  return OpenFilterOrMatchAll(block, ReadOptionsOf(options_), error);
+  return OpenFilterOrMatchAll(block, cache_.read, error);
 }
+
+namespace {
+
+// KeyMayMatch without the cache: open (and verify) the block every time.
+[[gnu::noinline]] bool OpenAndProbe(std::string_view key,
+                                    absl::Span<const uint8_t> block,
+                                    const ReadOptions& options) {
+  absl::StatusOr<Filter> filter = OpenFilter(block, options);
+  return !filter.ok() || filter->MayContain(key);
+}
+
+}  // namespace
 
 bool FilterPolicy::KeyMayMatch(std::string_view key,
                                absl::Span<const uint8_t> block) const {
   if (block.empty() || options_.probe_cache_bytes == 0) {
-    absl::StatusOr<Filter> filter = OpenFilter(block, ReadOptionsOf(options_));
-    return !filter.ok() || filter->MayContain(key);
+    return OpenAndProbe(key, block, cache_.read);
   }
-  return internal::CachedFilter(block, ReadOptionsOf(options_),
-                                options_.probe_cache_bytes)
-      .MayContain(key);
+  return internal::CachedMayContain(block, cache_, key);
 }
 
 }  // namespace blockbloom

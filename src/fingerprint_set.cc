@@ -37,6 +37,49 @@ uint64_t OnesFrom(const uint8_t* payload, uint64_t num_bits,
   return suffix[w + 1] + std::popcount(word >> (from % 64));
 }
 
+// Calls fn(entry, bucket) for each entry, in order, walking the unary code
+// a word at a time.
+template <typename Fn>
+void ForEachEntry(const uint8_t* payload, const SetParams& p, Fn fn) {
+  const uint64_t bytes = (p.num_bits + 7) / 8;
+  uint64_t at = p.count * static_cast<uint64_t>(p.low_bits);
+  uint64_t bucket = 0, entry = 0;
+  while (entry < p.count && at < p.num_bits) {
+    const int width = static_cast<int>(std::min<uint64_t>(57, p.num_bits - at));
+    uint64_t word = ReadBits(payload, bytes, at, width);
+    int pos = 0;
+    while (word != 0 && entry < p.count) {
+      const int one = std::countr_zero(word);
+      bucket += static_cast<uint64_t>(one - pos);
+      fn(entry++, bucket);
+      pos = one + 1;
+      word &= word - 1;
+    }
+    bucket += static_cast<uint64_t>(width - pos);
+    at += static_cast<uint64_t>(width);
+  }
+}
+
+uint64_t LowOf(const uint8_t* payload, const SetParams& p, uint64_t entry) {
+  if (p.low_bits == 0) return 0;
+  return ReadBits(payload, (p.num_bits + 7) / 8, entry * p.low_bits,
+                  p.low_bits);
+}
+
+// The most entries in kSetGroup consecutive buckets (groups aligned to
+// multiples of kSetGroup).
+uint64_t WidestGroup(const uint8_t* payload, const SetParams& p) {
+  uint64_t group = 0, in_group = 0, widest = 0;
+  ForEachEntry(payload, p, [&](uint64_t, uint64_t bucket) {
+    if (bucket / kSetGroup != group) {
+      group = bucket / kSetGroup;
+      in_group = 0;
+    }
+    widest = std::max(widest, ++in_group);
+  });
+  return widest;
+}
+
 }  // namespace
 
 double BestSetLowBits(uint64_t num_keys, uint64_t num_bits, int* low_bits) {
@@ -55,6 +98,21 @@ double BestSetLowBits(uint64_t num_keys, uint64_t num_bits, int* low_bits) {
     }
   }
   return best;
+}
+
+bool SetFits(std::vector<uint64_t>* hashes, uint64_t num_bits, int low_bits) {
+  const uint64_t n = hashes->size();
+  const uint64_t universe = (num_bits - n * static_cast<uint64_t>(low_bits + 1))
+                            << low_bits;
+  std::sort(hashes->begin(), hashes->end());
+  uint64_t group = 0, in_group = 0;
+  for (uint64_t h : *hashes) {
+    const uint64_t g = (SetFingerprint(h, universe) >> low_bits) / kSetGroup;
+    in_group = g == group ? in_group + 1 : 1;
+    group = g;
+    if (in_group > kMaxGroupEntries) return false;
+  }
+  return true;
 }
 
 void EncodeSet(std::vector<uint64_t>* hashes, uint64_t num_bits, int low_bits,
@@ -122,33 +180,31 @@ bool ParseSet(const uint8_t* payload, uint64_t num_bits, int low_bits,
   params->low_bits = low_bits;
   params->count = lo;
   params->buckets = num_bits - lo * per;
-  return true;
+  return WidestGroup(payload, *params) <= kMaxGroupEntries;
 }
 
 namespace {
 
 struct Layout {
-  uint64_t high_bits, high_words, lows_bytes, sample_count;
-  size_t high_at, zeros_at, first_at, total;
+  uint64_t groups;
+  size_t base_at, offset_at, lows_at, total;
 };
 
 Layout LayoutOf(const SetParams& p) {
   Layout l;
-  l.high_bits = p.num_bits - p.count * static_cast<uint64_t>(p.low_bits);
-  l.high_words = Words(l.high_bits);
-  l.lows_bytes = (p.num_bits + 7) / 8 + 8;
-  l.sample_count = (p.buckets + kSetSample - 1) / kSetSample;
-  l.high_at = 0;
-  l.zeros_at = l.high_at + 8 * l.high_words;
-  l.first_at = l.zeros_at + 4 * (l.high_words + 1);
-  const size_t lows_at = (l.first_at + 4 * l.sample_count + 7) / 8 * 8;
-  l.total = lows_at + l.lows_bytes;
+  l.groups = (p.buckets + kSetGroup - 1) / kSetGroup;
+  l.base_at = 0;
+  l.offset_at = l.base_at + 4 * (l.groups + 1);
+  const size_t offsets = l.groups * (kSetGroup + 1) * 2;
+  l.lows_at = (l.offset_at + offsets + 7) / 8 * 8;
+  l.total = l.lows_at + 2 * p.count;
   return l;
 }
 
 }  // namespace
 
-size_t SetIndexStorageBytes(const SetParams& params) {
+size_t SetIndexStorageBytes(const uint8_t* /*payload*/,
+                            const SetParams& params) {
   return LayoutOf(params).total;
 }
 
@@ -156,50 +212,43 @@ const SetIndex* BuildSetIndex(const uint8_t* payload, const SetParams& params,
                               void* storage) {
   const Layout l = LayoutOf(params);
   auto* index = new (storage) SetIndex;
-  uint8_t* base = static_cast<uint8_t*>(storage) + sizeof(SetIndex);
-  auto* high = reinterpret_cast<uint64_t*>(base + l.high_at);
-  auto* zeros_before = reinterpret_cast<uint32_t*>(base + l.zeros_at);
-  auto* first_word = reinterpret_cast<uint32_t*>(base + l.first_at);
-  uint8_t* lows = base + (l.total - l.lows_bytes);
-  const uint64_t payload_bytes = (params.num_bits + 7) / 8;
-  std::memcpy(lows, payload, payload_bytes);
-  std::memset(lows + payload_bytes, 0, 8);
-  // The high parts, realigned to bit 0; bits past them set to 1.
-  const uint64_t start = params.count * static_cast<uint64_t>(params.low_bits);
-  for (uint64_t w = 0; w < l.high_words; ++w) {
-    const uint64_t at = start + 64 * w;
-    const uint64_t left = l.high_bits - 64 * w;
-    const int width = left >= 64 ? 64 : static_cast<int>(left);
-    uint64_t word;
-    if (width <= 57) {
-      word = ReadBits(payload, payload_bytes, at, width);
-    } else {
-      word = ReadBits(payload, payload_bytes, at, 32) |
-             (ReadBits(payload, payload_bytes, at + 32, width - 32) << 32);
+  uint8_t* area = static_cast<uint8_t*>(storage) + sizeof(SetIndex);
+  auto* base = reinterpret_cast<uint32_t*>(area + l.base_at);
+  auto* offset = reinterpret_cast<uint16_t*>(area + l.offset_at);
+  auto* lows = reinterpret_cast<uint16_t*>(area + l.lows_at);
+  // first[b]: entries before bucket b, for b in [0, buckets].
+  std::vector<uint32_t> first(params.buckets + 1, 0);
+  ForEachEntry(payload, params, [&](uint64_t entry, uint64_t bucket) {
+    lows[entry] = static_cast<uint16_t>(LowOf(payload, params, entry));
+    ++first[bucket + 1];
+  });
+  for (uint64_t b = 0; b < params.buckets; ++b) first[b + 1] += first[b];
+  for (uint64_t g = 0; g < l.groups; ++g) {
+    base[g] = first[g * kSetGroup];
+    for (uint64_t i = 0; i <= kSetGroup; ++i) {
+      const uint64_t b = std::min(g * kSetGroup + i, params.buckets);
+      offset[g * (kSetGroup + 1) + i] =
+          static_cast<uint16_t>(first[b] - base[g]);
     }
-    if (width < 64) word |= ~uint64_t{0} << width;
-    high[w] = word;
   }
-  zeros_before[0] = 0;
-  uint64_t sample = 0;
-  for (uint64_t w = 0; w < l.high_words; ++w) {
-    const uint64_t zeros = static_cast<uint64_t>(std::popcount(~high[w]));
-    // Samples whose 0 falls in this word.
-    while (sample < l.sample_count &&
-           sample * kSetSample < zeros_before[w] + zeros) {
-      first_word[sample++] = static_cast<uint32_t>(w);
-    }
-    zeros_before[w + 1] = static_cast<uint32_t>(zeros_before[w] + zeros);
-  }
-  index->lows = lows;
+  base[l.groups] = first[params.buckets];
+  index->universe = params.universe();
   index->low_bits = params.low_bits;
   index->low_mask = (uint64_t{1} << params.low_bits) - 1;
-  index->universe = params.universe();
   index->buckets = params.buckets;
-  index->high = high;
-  index->zeros_before = zeros_before;
-  index->first_word = first_word;
+  index->base = base;
+  index->offset = offset;
+  index->lows = lows;
   return index;
+}
+
+std::vector<uint64_t> DecodeSet(const uint8_t* payload,
+                                const SetParams& params) {
+  std::vector<uint64_t> x;
+  ForEachEntry(payload, params, [&](uint64_t entry, uint64_t bucket) {
+    x.push_back((bucket << params.low_bits) | LowOf(payload, params, entry));
+  });
+  return x;
 }
 
 }  // namespace blockbloom::internal

@@ -34,7 +34,6 @@
 #ifndef BLOCKBLOOM_SRC_FINGERPRINT_SET_H_
 #define BLOCKBLOOM_SRC_FINGERPRINT_SET_H_
 
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -69,125 +68,75 @@ inline uint64_t SetFingerprint(uint64_t hash, uint64_t universe) {
 // to the smaller l.
 double BestSetLowBits(uint64_t num_keys, uint64_t num_bits, int* low_bits);
 
+// Whether the set of `hashes` (sorted in place) in that geometry keeps to
+// kMaxGroupEntries.
+bool SetFits(std::vector<uint64_t>* hashes, uint64_t num_bits, int low_bits);
+
 // Writes the set of `hashes` (any order; sorted in place) into `payload`,
-// ceil(num_bits / 8) zeroed bytes. Requires num_bits > n * (low_bits + 1).
+// ceil(num_bits / 8) zeroed bytes. Requires num_bits > n * (low_bits + 1)
+// and SetFits.
 void EncodeSet(std::vector<uint64_t>* hashes, uint64_t num_bits, int low_bits,
                uint8_t* payload);
 
 // Finds n and H for a payload of `num_bits` bits with `low_bits`-bit lows.
-// False if the payload is not a set of that geometry.
+// False if the payload is not a set of that geometry, or has more than
+// kMaxGroupEntries entries in some kSetGroup consecutive buckets.
 bool ParseSet(const uint8_t* payload, uint64_t num_bits, int low_bits,
               SetParams* params);
 
-// What a probe needs, prepared once per opened filter (a few percent of the
-// payload's size on top of a word-aligned copy of the high parts).
+// What a probe needs, prepared once per opened filter: the set decoded into
+// arrays, so that a probe is a multiply, two array reads for its bucket's
+// range of entries, and a compare per entry in it (about one). It takes 2
+// bytes per entry and ~2 per bucket, a few times the payload: a filter is
+// probed far more often than it is opened, and probing the payload itself
+// would cost a rank/select walk of the unary code every time.
 struct SetIndex {
-  // A copy of the payload with 8 spare bytes (entry j's low at bit
-  // j * low_bits), so that a low is one unaligned 8-byte load.
-  const uint8_t* lows;
-  int low_bits;
-  uint64_t low_mask;
   uint64_t universe;
+  uint64_t low_mask;
+  int low_bits;
   uint64_t buckets;
-  // The unary high parts, copied to start at bit 0 of word 0; the bits
-  // after them are set to 1, so that they count as no bucket's 0.
-  const uint64_t* high;
-  // zeros_before[w]: 0s in high words 0..w-1 (one more entry than words).
-  const uint32_t* zeros_before;
-  // first_word[j]: the word holding the 0 of bucket j * kSetSample.
-  const uint32_t* first_word;
+  // Entries of bucket b, g = b / 256, i = g * 257 + b % 256:
+  //   [base[g] + offset[i], base[g] + offset[i + 1])
+  // (257 offsets a group of 256 buckets, so a bucket's end is in its own
+  // group). No 256 buckets hold more than kMaxGroupEntries (the format's
+  // rule: ParseSet refuses a set that breaks it), so offsets are 16-bit.
+  const uint32_t* base;
+  const uint16_t* offset;
+  const uint16_t* lows;  // entry j's low part
 };
-inline constexpr uint64_t kSetSample = 64;
+inline constexpr uint64_t kSetGroup = 256;
+// The most entries any kSetGroup consecutive buckets may hold. A set the
+// writer chooses averages about one per bucket; it needs ~256 per bucket
+// (l = 0 at ~1 bit/key, where a Bloom filter is chosen instead) to come near.
+inline constexpr uint64_t kMaxGroupEntries = 0xFFFF;
 
 // Bytes of storage BuildSetIndex needs after the SetIndex itself.
-size_t SetIndexStorageBytes(const SetParams& params);
+size_t SetIndexStorageBytes(const uint8_t* payload, const SetParams& params);
 // Builds the index of a parsed set in `storage` (8-byte aligned, of
-// sizeof(SetIndex) + SetIndexStorageBytes bytes); copies what it needs of
+// sizeof(SetIndex) + SetIndexStorageBytes bytes). Keeps no pointer into
 // `payload`.
 const SetIndex* BuildSetIndex(const uint8_t* payload, const SetParams& params,
                               void* storage);
 
-// kSelectInByte[b][r]: the position of the r-th (from 0) set bit of byte b
-// (8 if there is none).
-struct SelectInByteTable {
-  uint8_t pos[256][8];
-};
-constexpr SelectInByteTable MakeSelectInByteTable() {
-  SelectInByteTable t{};
-  for (int b = 0; b < 256; ++b) {
-    int r = 0;
-    for (int i = 0; i < 8; ++i) t.pos[b][i] = 8;
-    for (int i = 0; i < 8; ++i) {
-      if ((b >> i) & 1) t.pos[b][r++] = static_cast<uint8_t>(i);
-    }
-  }
-  return t;
-}
-inline constexpr SelectInByteTable kSelectInByte = MakeSelectInByteTable();
-
-// The position, in [0, 64), of the r-th (from 0) zero bit of `word`, which
-// must have more than r zeros. Broadword (Vigna, "Broadword implementation
-// of rank/select queries", 2008): byte popcounts, their prefix sums by one
-// multiply, a parallel compare to find the byte, a table for the bit. No
-// PDEP: it is microcoded (~250 cycles here) on AMD before Zen 3.
-inline int SelectZero(uint64_t word, uint64_t r) {
-  constexpr uint64_t kOnes8 = 0x0101010101010101;
-  constexpr uint64_t kHigh8 = 0x8080808080808080;
-  const uint64_t x = ~word;
-  uint64_t s = x - ((x >> 1) & 0x5555555555555555);
-  s = (s & 0x3333333333333333) + ((s >> 2) & 0x3333333333333333);
-  s = (s + (s >> 4)) & 0x0F0F0F0F0F0F0F0F;
-  const uint64_t prefix = s * kOnes8;  // byte i: zeros in bytes 0..i
-  // Bytes whose prefix is <= r lie wholly before the one holding the zero.
-  const uint64_t before_mask = ((r * kOnes8) | kHigh8) - prefix;
-  const int byte =
-      static_cast<int>((((before_mask & kHigh8) >> 7) * kOnes8) >> 56);
-  const uint64_t before = byte == 0 ? 0 : (prefix >> (8 * byte - 8)) & 0xFF;
-  return 8 * byte + kSelectInByte.pos[(x >> (8 * byte)) & 0xFF][r - before];
-}
-
-// The scalar reference probe: does the set hold the fingerprint of `hash`?
-// `select_zero` is SelectZero or a faster equivalent.
-template <typename SelectZeroFn>
-inline bool SetContains(const SetIndex& s, uint64_t hash,
-                        SelectZeroFn select_zero) {
+// The probe: does the set hold the fingerprint of `hash`?
+inline bool SetContains(const SetIndex& s, uint64_t hash) {
   const uint64_t x = SetFingerprint(hash, s.universe);
   const uint64_t bucket = x >> s.low_bits;
-  const uint64_t low = x & s.low_mask;
-  // The word holding bucket's 0: start from the sample, step forward.
-  uint64_t w = s.first_word[bucket / kSetSample];
-  while (s.zeros_before[w + 1] <= bucket) ++w;
-  const uint64_t pos =
-      w * 64 + select_zero(s.high[w], bucket - s.zeros_before[w]);
-  // Entries of the bucket: the run of 1s just before its 0. The entries
-  // before them are the 1s before pos that are not in the run.
-  uint64_t run = 0;
-  {
-    uint64_t word_index = w;
-    int bit = static_cast<int>(pos & 63);
-    for (;;) {
-      // 1s directly below `bit` in this word.
-      const uint64_t below = bit == 0 ? 0 : s.high[word_index] << (64 - bit);
-      const int ones = bit == 0 ? 0 : std::countl_one(below);
-      run += static_cast<uint64_t>(ones);
-      if (ones < bit || word_index == 0) break;
-      --word_index;
-      bit = 64;
-    }
-  }
-  const uint64_t end = pos - bucket;  // 1s before pos = entries before it
-  for (uint64_t j = end - run; j < end; ++j) {
-    const uint64_t at = j * static_cast<uint64_t>(s.low_bits);
-    uint64_t v;
-    std::memcpy(&v, s.lows + at / 8, sizeof(v));
-    if (((v >> (at % 8)) & s.low_mask) == low) return true;
+  const uint16_t low = static_cast<uint16_t>(x & s.low_mask);
+  const uint64_t group = bucket / kSetGroup;
+  // group * 257 + bucket % 256 (257 offsets a group).
+  const uint64_t at = bucket + group;
+  const uint16_t* lows = s.lows + s.base[group];
+  for (uint64_t j = s.offset[at], end = s.offset[at + 1]; j < end; ++j) {
+    if (lows[j] == low) return true;
   }
   return false;
 }
 
-inline bool ReferenceSetContains(const SetIndex& s, uint64_t hash) {
-  return SetContains(s, hash, SelectZero);
-}
+// The set by its definition, for tests: every entry's fingerprint, decoded
+// from the payload bit by bit (ascending).
+std::vector<uint64_t> DecodeSet(const uint8_t* payload,
+                                const SetParams& params);
 
 }  // namespace blockbloom::internal
 

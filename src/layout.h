@@ -77,10 +77,16 @@
 // ceil(m/16) bits wide, and the bit in lane L is the same multiply-shift
 // with that lane's width. When 16 divides m this IS the small-filter layout
 // above (start(L) = L * w), which is why one SIMD kernel (src/probe_small.cc,
-// a gather of the k words) serves both. Lanes may be wider than 512 bits here:
-// the packed encoding uses one block for filters of any size (LevelDB
-// probes each of its filters as a whole; a 100,000-key filter of 125 KB is
-// still one block of 16 lanes, i.e. a partitioned Bloom filter).
+// a gather of the k words) serves both. The packed encoding's spread lanes
+// differ in one term: each lane's mix is lo * kLaneSalt[L] + (h >> 32). A
+// one-block filter has no block index to spend the high half of the hash
+// on, and without it a key's whole pattern would be a function of lo: two
+// keys with equal low halves would match, a false-positive floor of
+// n / 2^32 (2.3e-5 for a 100,000-key filter, 30x what 30 bits/key buy). Lanes
+// may be wider than 512 bits here: the packed encoding uses one block for
+// filters of any size (LevelDB probes each of its filters as a whole; a
+// 100,000-key filter of 125 KB is still one block of 16 lanes, i.e. a
+// partitioned Bloom filter).
 //
 // Why these hash bits
 // -------------------
@@ -237,11 +243,13 @@ template <typename Fn>
 inline void ForEachBit(const FilterRef& f, uint64_t hash, Fn fn) {
   const uint32_t lo = static_cast<uint32_t>(hash);
   if (f.num_bits != 0) {  // one block of spread lanes
+    const uint32_t high = f.mix_high ? static_cast<uint32_t>(hash >> 32) : 0;
     for (uint32_t set = f.lane_sets[Selector(lo)]; set != 0; set &= set - 1) {
       const int lane = std::countr_zero(set);
       const uint32_t start = SpreadLaneStart(f.num_bits, lane);
       const uint32_t width = SpreadLaneStart(f.num_bits, lane + 1) - start;
-      fn(uint64_t{start} + BitInLane(lo, lane, width));
+      const uint32_t mix = lo * kLaneSalt[lane] + high;
+      fn(uint64_t{start} + ((uint64_t{mix} * width) >> 32));
     }
     return;
   }

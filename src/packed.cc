@@ -33,19 +33,32 @@ Filter SpreadFilter(std::unique_ptr<AlignedBuffer> owned, const uint8_t* bits,
                     uint64_t num_keys) {
   FilterRef ref = {bits, 1, LaneSetsFor(k), seed, 0};
   SpreadLanes(static_cast<uint32_t>(8 * payload_bytes), &ref);
+  ref.mix_high = true;
   return FilterAccess::Make(std::move(owned), Layout::kSpread, ref,
                             FilterShape{1, k, 0}, payload_bytes, num_keys,
                             SpreadKernels(payload_bytes));
 }
 
+// A set filter: its index in one owned buffer, followed by a copy of the
+// payload if `copy_payload` (a built filter, whose payload is a temporary);
+// otherwise bits() is the caller's payload, as for every filter opened in
+// place.
 absl::StatusOr<Filter> SetFilter(absl::Span<const uint8_t> payload,
-                                 const SetParams& params, uint64_t seed) {
+                                 const SetParams& params, uint64_t seed,
+                                 bool copy_payload) {
+  const size_t index_bytes =
+      sizeof(SetIndex) + SetIndexStorageBytes(payload.data(), params);
   absl::StatusOr<std::unique_ptr<AlignedBuffer>> storage =
-      AlignedBuffer::Create(sizeof(SetIndex) + SetIndexStorageBytes(params));
+      AlignedBuffer::Create(index_bytes + (copy_payload ? payload.size() : 0));
   if (!storage.ok()) return storage.status();
-  const SetIndex* index =
-      BuildSetIndex(payload.data(), params, (*storage)->data());
-  FilterRef ref = {index->lows, 1, LaneSetsFor(1), seed, 0};
+  uint8_t* area = (*storage)->data();
+  const SetIndex* index = BuildSetIndex(payload.data(), params, area);
+  const uint8_t* bits = payload.data();
+  if (copy_payload) {
+    std::memcpy(area + index_bytes, payload.data(), payload.size());
+    bits = area + index_bytes;
+  }
+  FilterRef ref = {bits, 1, LaneSetsFor(1), seed, 0};
   ref.set = index;
   return FilterAccess::Make(*std::move(storage), Layout::kSet, ref,
                             FilterShape{1, 0, 0}, payload.size(), params.count,
@@ -82,8 +95,16 @@ absl::StatusOr<Filter> BuildPackedFilter(std::vector<uint64_t>* hashes,
                      " keys would need ", payload_bytes));
   }
   const uint64_t num_keys = hashes->size();
-  const PackedChoice choice =
+  PackedChoice choice =
       ChoosePackedLayout(num_keys, 8 * payload_bytes, empty_k);
+  if (choice.layout == Layout::kSet &&
+      !SetFits(hashes, 8 * payload_bytes, choice.param)) {
+    // Never for a set chosen on its merits (see kMaxGroupEntries); if the
+    // hashes are that skewed, the Bloom filter takes them.
+    double rate;
+    choice = {Layout::kSpread,
+              OneBlockBestK(num_keys, 8 * payload_bytes, &rate), rate};
+  }
   if (choice.layout == Layout::kSet) {
     std::vector<uint8_t> payload(payload_bytes, 0);
     EncodeSet(hashes, 8 * payload_bytes, choice.param, payload.data());
@@ -93,7 +114,7 @@ absl::StatusOr<Filter> BuildPackedFilter(std::vector<uint64_t>* hashes,
     params.count = num_keys;
     params.buckets =
         8 * payload_bytes - num_keys * static_cast<uint64_t>(choice.param + 1);
-    return SetFilter(payload, params, seed);
+    return SetFilter(payload, params, seed, /*copy_payload=*/true);
   }
   absl::StatusOr<std::unique_ptr<AlignedBuffer>> bits =
       AlignedBuffer::Create(payload_bytes);
@@ -103,6 +124,7 @@ absl::StatusOr<Filter> BuildPackedFilter(std::vector<uint64_t>* hashes,
                                choice.param, seed, num_keys);
   FilterRef ref = {data, 1, LaneSetsFor(choice.param), seed, 0};
   SpreadLanes(static_cast<uint32_t>(8 * payload_bytes), &ref);
+  ref.mix_high = true;
   for (uint64_t h : *hashes) ReferenceInsert(ref, data, h);
   return filter;
 }
@@ -120,7 +142,7 @@ absl::StatusOr<Filter> OpenPackedFilter(absl::Span<const uint8_t> payload,
         "blockbloom filter: the packed set's ", payload.size(),
         " bytes are not a set of ", param, "-bit fingerprint lows"));
   }
-  return SetFilter(payload, params, seed);
+  return SetFilter(payload, params, seed, /*copy_payload=*/false);
 }
 
 }  // namespace blockbloom::internal

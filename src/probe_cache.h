@@ -30,7 +30,7 @@
 // A block that fails verification is cached as "match all" (fail open), so
 // a damaged filter costs its verification once, not on every probe.
 //
-// Memory: at most `budget_bytes` of copies per thread (the caller's
+// Memory: at most `budget_bytes` of copies per thread (the reader's
 // setting), evicted clock-wise; blocks larger than the budget are opened and
 // verified on every probe. Freed when the thread exits.
 #ifndef BLOCKBLOOM_SRC_PROBE_CACHE_H_
@@ -38,23 +38,97 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <string_view>
 
 #include "absl/types/span.h"
 #include "blockbloom/filter.h"
 #include "blockbloom/format.h"
+#include "blockbloom/internal/filter_ref.h"
+#include "blockbloom/internal/probe_cache_config.h"
 
 namespace blockbloom::internal {
 
+struct ProbeCacheEntry;  // src/probe_cache.cc
+
+// The first word of each cached entry (its layout is fixed so that the hit
+// path below can be inline).
+struct ProbeCacheKey {
+  uint64_t head;  // the block's first 8 bytes (fewer, zero-padded)
+  // Its last 8 bytes (likewise), XORed with its size and the reader's
+  // settings: one compare for the three.
+  uint64_t tail;
+};
+struct ProbeCacheEntryHead {
+  ProbeCacheKey key;
+  const Filter* filter;
+  // The filter's probe and its FilterRef, copied out of it: a hit calls the
+  // kernel directly.
+  bool (*probe_key)(const FilterRef&, std::string_view);
+  const FilterRef* ref;
+};
+
+inline constexpr size_t kProbeCacheSlotBits = 14;
+// This thread's slots: until its first miss, a shared table of nulls (so
+// that the hit path needs no check).
+extern constinit thread_local ProbeCacheEntryHead* const* tls_probe_cache_slots;
+
+// The slot is picked by the block's address: LevelDB passes the same bytes
+// at the same address for as long as a table is open, so this is free and
+// stable (its filters are 9+ bytes, so 16-byte granules mostly separate
+// them). It only picks where to look; the entry is matched by content, so
+// another block at a reused address is a miss, never a confusion.
+inline size_t ProbeCacheSlot(const uint8_t* data) {
+  return static_cast<size_t>(reinterpret_cast<uintptr_t>(data) >> 4) &
+         ((size_t{1} << kProbeCacheSlotBits) - 1);
+}
+
+// Everything but a hit: opens, verifies and caches the block.
+const Filter& CachedFilterMiss(absl::Span<const uint8_t> block,
+                               const ProbeCacheConfig& config);
+
+// The entry for `block` if this thread holds it, else null. The hit path:
+// a slot from the address, two loads, three compares.
+inline const ProbeCacheEntryHead* FindCached(absl::Span<const uint8_t> block,
+                                             const ProbeCacheConfig& config) {
+  const size_t n = block.size();
+  if (n < 8) return nullptr;
+  const ProbeCacheEntryHead* e =
+      tls_probe_cache_slots[ProbeCacheSlot(block.data())];
+  if (e == nullptr) return nullptr;
+  uint64_t head, tail;
+  std::memcpy(&head, block.data(), 8);
+  std::memcpy(&tail, block.data() + n - 8, 8);
+  const bool same =
+      e->key.head == head && e->key.tail == (tail ^ n ^ config.settings);
+  return same ? e : nullptr;
+}
+
 // The opened filter for `block` (Filter::MatchAll() if it cannot be read),
 // valid until this thread's next call. `block` must not be empty.
-const Filter& CachedFilter(absl::Span<const uint8_t> block,
-                           const ReadOptions& options, size_t budget_bytes);
+inline const Filter& CachedFilter(absl::Span<const uint8_t> block,
+                                  const ProbeCacheConfig& config) {
+  const ProbeCacheEntryHead* e = FindCached(block, config);
+  return e != nullptr ? *e->filter : CachedFilterMiss(block, config);
+}
 
-// This thread's cache: blocks held and their bytes (tests).
+// CachedFilter(block, config).MayContain(key), with the probe of a cached
+// block called straight from its entry and the miss out of line.
+bool CachedMayContainMiss(absl::Span<const uint8_t> block,
+                          const ProbeCacheConfig& config, std::string_view key);
+inline bool CachedMayContain(absl::Span<const uint8_t> block,
+                             const ProbeCacheConfig& config,
+                             std::string_view key) {
+  const ProbeCacheEntryHead* e = FindCached(block, config);
+  if (e != nullptr) return e->probe_key(*e->ref, key);
+  return CachedMayContainMiss(block, config, key);
+}
+
+// This thread's cache: blocks held, their bytes, and how many blocks it
+// opened (tests).
 struct ProbeCacheStats {
   size_t entries = 0;
   size_t bytes = 0;
-  uint64_t hits = 0;
   uint64_t misses = 0;
 };
 ProbeCacheStats ThisThreadProbeCacheStats();

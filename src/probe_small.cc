@@ -49,6 +49,8 @@ bool ProbeSpread(const FilterRef& f, uint64_t hash) {
   const hn::RebindToSigned<D> di;
   const uint32_t lo = static_cast<uint32_t>(hash);
   const V lo_v = hn::Set(d, lo);
+  const V high_v =
+      hn::Set(d, f.mix_high ? static_cast<uint32_t>(hash >> 32) : 0u);
   const V set_v = hn::Set(d, uint32_t{f.lane_sets[Selector(lo)]});
   const V last_word = hn::Set(d, f.num_bits / 8 - 4);
   const V one = hn::Set(d, 1u);
@@ -58,7 +60,7 @@ bool ProbeSpread(const FilterRef& f, uint64_t hash) {
   const uint32_t* base = reinterpret_cast<const uint32_t*>(f.bits);
   V missing = hn::Zero(d);
   for (size_t i = 0; i < static_cast<size_t>(kLanes); i += hn::Lanes(d)) {
-    const V mix = lo_v * hn::Load(d, kLaneSalt + i);
+    const V mix = hn::Add(lo_v * hn::Load(d, kLaneSalt + i), high_v);
     const V lane = hn::Load(d, kLaneIndex + i);
     const V next = hn::Load(d, kLaneIndexPlusOne + i);
     const V start =
@@ -182,24 +184,24 @@ const Kernels kScalarKernels = {
 // Sets: scalar code (the probe is a handful of word operations, nothing to
 // vectorize).
 bool SetProbeHash(const FilterRef& f, uint64_t hash) {
-  return ReferenceSetContains(*f.set, hash);
+  return SetContains(*f.set, hash);
 }
 
 bool SetProbeKey(const FilterRef& f, std::string_view key) {
-  return ReferenceSetContains(*f.set, Hash64(key, f.seed));
+  return SetContains(*f.set, Hash64(key, f.seed));
 }
 
 void SetProbeHashes(const FilterRef& f, const uint64_t* hashes, size_t n,
                     bool* results) {
   for (size_t i = 0; i < n; ++i) {
-    results[i] = ReferenceSetContains(*f.set, hashes[i]);
+    results[i] = SetContains(*f.set, hashes[i]);
   }
 }
 
 void SetProbeKeys(const FilterRef& f, const std::string_view* keys, size_t n,
                   bool* results) {
   for (size_t i = 0; i < n; ++i) {
-    results[i] = ReferenceSetContains(*f.set, Hash64(keys[i], f.seed));
+    results[i] = SetContains(*f.set, Hash64(keys[i], f.seed));
   }
 }
 

@@ -25,6 +25,7 @@
 #include "absl/types/span.h"
 #include "blockbloom/filter.h"
 #include "blockbloom/format.h"
+#include "blockbloom/internal/probe_cache_config.h"
 
 namespace blockbloom {
 
@@ -101,9 +102,15 @@ class FilterPolicy {
   // read (damaged, another seed, a newer format) answers "may match".
   bool KeyMayMatch(std::string_view key, absl::Span<const uint8_t> block) const;
 
+  // For the engine adapters, which inline KeyMayMatch's cache lookup.
+  const internal::ProbeCacheConfig& probe_cache_config() const {
+    return cache_;
+  }
+
  private:
-  explicit FilterPolicy(const Options& options) : options_(options) {}
+  explicit FilterPolicy(const Options& options);
   Options options_;
+  internal::ProbeCacheConfig cache_;  // from options_
 };
 
 }  // namespace blockbloom

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "blockbloom/format.h"
+#include "src/probe_cache.h"
 
 namespace blockbloom {
 namespace {
@@ -15,7 +16,7 @@ namespace {
 class LevelDBFilterPolicy final : public leveldb::FilterPolicy {
  public:
   explicit LevelDBFilterPolicy(blockbloom::FilterPolicy policy)
-      : policy_(std::move(policy)) {}
+      : policy_(std::move(policy)), cache_(policy_.probe_cache_config()) {}
 
   // LevelDB stores filters under "filter." + Name().
   const char* Name() const override {
@@ -36,15 +37,22 @@ class LevelDBFilterPolicy final : public leveldb::FilterPolicy {
   // LevelDB's contract: an empty filter matches nothing. CreateFilter never
   // writes one (no keys still make a packed block that matches nothing), so
   // an empty filter is LevelDB's own "no keys in this range", not damage.
+  // This is the hot path of every LevelDB read: the cache lookup is inlined
+  // here (src/probe_cache.h), so a probe of a block seen before is a lookup
+  // and the kernel, with no call in between.
   bool KeyMayMatch(const leveldb::Slice& key,
                    const leveldb::Slice& filter) const override {
+    // (With probe_cache_bytes = 0 every block is a miss, opened and
+    // verified anew: CachedMayContain covers that too.)
     if (filter.empty()) return false;
-    return policy_.KeyMayMatch(std::string_view(key.data(), key.size()),
-                               AsBytes({filter.data(), filter.size()}));
+    return internal::CachedMayContain(AsBytes({filter.data(), filter.size()}),
+                                      cache_,
+                                      std::string_view(key.data(), key.size()));
   }
 
  private:
   const blockbloom::FilterPolicy policy_;
+  const internal::ProbeCacheConfig cache_;
 };
 
 }  // namespace

@@ -19,6 +19,12 @@ struct FilterRef {
   // Set for filters of ONE block whose 16 lanes split `num_bits` bits as
   // evenly as possible (src/layout.h, "one-block filters"); 0 otherwise.
   uint32_t num_bits = 0;
+  // Spread lanes of the packed encoding add the hash's high 32 bits to each
+  // lane's mix (src/layout.h): a one-block filter has no block index to
+  // spend them on, and without them every key's pattern would be a function
+  // of 32 bits (false positives of at least n / 2^32). The small-filter
+  // layout of format version 1 does not.
+  bool mix_high = false;
   // A compressed fingerprint set instead of a Bloom filter (src/
   // fingerprint_set.h): its probe index; null for Bloom filters.
   const SetIndex* set = nullptr;
