@@ -517,10 +517,10 @@ absl::Status AppendFilter(const Filter& filter, const WriteOptions& options,
       return absl::InvalidArgumentError(
           "the packed encoding is never compressed; use Encoding::kFull");
     }
-    if (!packed && filter.num_blocks() != 1) {
+    if (!packed) {
       return absl::InvalidArgumentError(
-          absl::StrCat("the packed encoding holds one block; this filter has ",
-                       filter.num_blocks(), " (use Encoding::kFull)"));
+          "the packed encoding holds packed filters (FilterOptions::packed) "
+          "only; use Encoding::kCompact or kFull");
     }
     if (filter.bits().size() < internal::kPackedMinPayloadBytes ||
         filter.bits().size() > internal::kPackedMaxPayloadBytes) {

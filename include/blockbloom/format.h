@@ -40,7 +40,7 @@ enum class Encoding : uint8_t {
              // no compression; only the shapes the sizing functions give
   kFull,     // bits or zstd frame + 56-byte footer
   kPacked,   // bits + 3-byte trailer, seed in the checksum only: packed
-             // filters, and blocked filters of one block
+             // filters (FilterOptions::packed) only
 };
 
 enum class Compression : uint8_t {

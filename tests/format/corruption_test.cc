@@ -20,6 +20,8 @@ struct Case {
   uint64_t seed;
   Encoding encoding;
   Compression compression;
+  // > 0: a packed filter at this many bits/key (the LevelDB adapter's).
+  double packed_bits_per_key = 0;
 };
 
 class CorruptionTest : public ::testing::TestWithParam<Case> {};
@@ -28,6 +30,10 @@ TEST_P(CorruptionTest, EveryBitFlipAndTruncationIsCaughtOrHarmless) {
   const Case& c = GetParam();
   FilterOptions options;
   options.seed = c.seed;
+  if (c.packed_bits_per_key > 0) {
+    options.packed = true;
+    options.bits_per_key = c.packed_bits_per_key;
+  }
   FilterBuilder builder = *FilterBuilder::Create(options);
   std::vector<std::string> keys;
   for (int i = 0; i < c.keys; ++i) {
@@ -39,12 +45,14 @@ TEST_P(CorruptionTest, EveryBitFlipAndTruncationIsCaughtOrHarmless) {
   write.encoding = c.encoding;
   write.compression = c.compression;
   const std::string good = *SerializeFilter(filter, write);
+  ReadOptions read;
+  read.seed = c.seed;  // packed blocks do not store it
 
   auto check = [&](const std::string& bytes, const std::string& what) {
     // Copy to an exactly-sized buffer so that ASan sees any overread.
     std::vector<uint8_t> exact(bytes.begin(), bytes.end());
     absl::StatusOr<Filter> opened =
-        OpenFilter(absl::MakeConstSpan(exact.data(), exact.size()));
+        OpenFilter(absl::MakeConstSpan(exact.data(), exact.size()), read);
     if (!opened.ok()) {
       EXPECT_FALSE(opened.status().message().empty()) << what;
       return false;
@@ -53,8 +61,8 @@ TEST_P(CorruptionTest, EveryBitFlipAndTruncationIsCaughtOrHarmless) {
       EXPECT_TRUE(opened->MayContain(key)) << what << ": lost " << key;
     }
     // Fail-open path: never a false negative either.
-    Filter f =
-        OpenFilterOrMatchAll(absl::MakeConstSpan(exact.data(), exact.size()));
+    Filter f = OpenFilterOrMatchAll(
+        absl::MakeConstSpan(exact.data(), exact.size()), read);
     for (const std::string& key : keys) EXPECT_TRUE(f.MayContain(key)) << what;
     return true;
   };
@@ -79,7 +87,7 @@ TEST_P(CorruptionTest, EveryBitFlipAndTruncationIsCaughtOrHarmless) {
       "%s: %zu bytes, %d of %d bit flips rejected, %d truncations "
       "rejected\n",
       c.name, good.size(), rejected, flips, truncations);
-  // Every flip is caught by the checksums (CRC-8 catches all single-bit
+  // Every flip is caught by the checksums (CRC-16 catches all single-bit
   // errors; 32-bit XXH3 misses one in 2^32).
   EXPECT_EQ(rejected, flips);
 }
@@ -92,7 +100,14 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"compact_32bit_lanes", 100, 0, Encoding::kCompact,
              Compression::kNone},
         Case{"full", 20, 7, Encoding::kFull, Compression::kNone},
-        Case{"full_zstd", 20, 0, Encoding::kFull, Compression::kZstd}),
+        Case{"full_zstd", 20, 0, Encoding::kFull, Compression::kZstd},
+        // Packed blocks, as the LevelDB adapter writes them: a Bloom filter
+        // (5 bits/key), fingerprint sets (10), a seeded one.
+        Case{"packed_spread", 37, 0, Encoding::kAuto, Compression::kNone, 5},
+        Case{"packed_set", 37, 0, Encoding::kAuto, Compression::kNone, 10},
+        Case{"packed_set_150", 150, 0, Encoding::kAuto, Compression::kNone, 10},
+        Case{"packed_seeded", 20, 42, Encoding::kAuto, Compression::kNone, 16},
+        Case{"packed_empty", 0, 0, Encoding::kAuto, Compression::kNone, 10}),
     [](const auto& param_info) { return std::string(param_info.param.name); });
 
 }  // namespace

@@ -5,6 +5,8 @@
 #define XXH_STATIC_LINKING_ONLY  // XXH3_state_t, for re-sealing footers
 #include <xxhash.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -349,6 +351,139 @@ TEST(FormatErrorsTest, FailOpenAnswersMaybeForEverything) {
   Filter g = OpenFilterOrMatchAll(AsBytes(good), {}, &error);
   EXPECT_TRUE(error.ok());
   EXPECT_FALSE(g.is_match_all());
+}
+
+}  // namespace
+}  // namespace blockbloom
+
+namespace blockbloom {
+namespace {
+
+// ------------------------------------------------------- packed encoding
+
+Filter BuildPacked(const std::vector<std::string>& keys, double bits_per_key,
+                   uint64_t seed = 0) {
+  FilterOptions options;
+  options.packed = true;
+  options.bits_per_key = bits_per_key;
+  options.seed = seed;
+  return Build(keys, options);
+}
+
+ReadOptions Seeded(uint64_t seed) {
+  ReadOptions read;
+  read.seed = seed;
+  return read;
+}
+
+TEST(PackedFormatTest, RoundTripsEveryLayoutAndSize) {
+  for (int n : {0, 1, 6, 7, 37, 140, 1000, 30000}) {
+    for (double bits_per_key : {1.0, 3.0, 6.0, 8.0, 10.0, 16.5, 30.0}) {
+      for (uint64_t seed : {uint64_t{0}, uint64_t{0x5eed}}) {
+        SCOPED_TRACE(
+            absl::StrCat(n, " keys at ", bits_per_key, ", seed ", seed));
+        const std::vector<std::string> keys = Keys(n);
+        const Filter filter = BuildPacked(keys, bits_per_key, seed);
+        WriteStats stats;
+        std::string block = "keep";
+        ASSERT_TRUE(AppendFilter(filter, {}, &block, &stats).ok());
+        ASSERT_EQ(block.substr(0, 4), "keep");
+        block.erase(0, 4);
+        // Exactly LevelDB's size for the same keys, trailer included.
+        const uint64_t bits = std::max<uint64_t>(
+            64, static_cast<uint64_t>(std::ceil(n * bits_per_key)));
+        EXPECT_EQ(block.size(), (bits + 7) / 8 + 1);
+        EXPECT_EQ(stats.encoding, Encoding::kPacked);
+        EXPECT_EQ(stats.overhead_bytes, 3u);
+        absl::StatusOr<FilterInfo> info =
+            InspectFilter(AsBytes(block), Seeded(seed));
+        ASSERT_TRUE(info.ok()) << info.status();
+        EXPECT_EQ(info->encoding, Encoding::kPacked);
+        EXPECT_EQ(info->major_version, 2);
+        EXPECT_EQ(info->layout, filter.layout());
+        EXPECT_EQ(info->seed, seed);
+        if (filter.layout() == Layout::kSet) {
+          EXPECT_TRUE(info->num_keys_known);
+          EXPECT_EQ(info->num_keys, static_cast<uint64_t>(n));
+          EXPECT_EQ(info->set_low_bits, filter.set_low_bits());
+        }
+        absl::StatusOr<Filter> read = OpenFilter(AsBytes(block), Seeded(seed));
+        ASSERT_TRUE(read.ok()) << read.status();
+        EXPECT_EQ(read->layout(), filter.layout());
+        ExpectSameAnswers(filter, *read, keys);
+        // Written again, the same bytes.
+        EXPECT_EQ(*SerializeFilter(*read), block);
+      }
+    }
+  }
+}
+
+TEST(PackedFormatTest, BothLayoutsAreUsed) {
+  EXPECT_EQ(BuildPacked(Keys(37), 10).layout(), Layout::kSet);
+  EXPECT_EQ(BuildPacked(Keys(37), 4).layout(), Layout::kSpread);
+  EXPECT_EQ(BuildPacked(Keys(0), 10).layout(), Layout::kSpread);
+}
+
+// The seed is not stored but checked: a reader with another seed gets a
+// checksum mismatch (and an engine adapter fails open), never misread bits.
+TEST(PackedFormatTest, AnotherSeedIsAChecksumMismatch) {
+  for (double bits_per_key : {4.0, 10.0}) {
+    const std::string block =
+        *SerializeFilter(BuildPacked(Keys(50), bits_per_key, /*seed=*/7));
+    absl::StatusOr<Filter> other = OpenFilter(AsBytes(block), Seeded(8));
+    EXPECT_EQ(other.status().code(), absl::StatusCode::kDataLoss);
+    EXPECT_THAT(other.status().message(), HasSubstr("another seed"));
+    EXPECT_TRUE(OpenFilter(AsBytes(block), Seeded(7)).ok());
+    // Unverified, the given seed is used as is.
+    ReadOptions trusting = Seeded(7);
+    trusting.verify_checksum = false;
+    EXPECT_TRUE(OpenFilter(AsBytes(block), trusting).ok());
+  }
+}
+
+TEST(PackedFormatTest, WriterRules) {
+  const Filter packed = BuildPacked(Keys(40), 10);
+  WriteOptions full;
+  full.encoding = Encoding::kFull;
+  std::string out = "x";
+  EXPECT_EQ(AppendFilter(packed, full, &out).code(),
+            absl::StatusCode::kInvalidArgument);
+  WriteOptions zstd;
+  zstd.compression = Compression::kZstd;
+  EXPECT_EQ(AppendFilter(packed, zstd, &out).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(out, "x");
+  // Blocked filters are not packed filters (their one-block form has no
+  // high-half mix): the packed encoding refuses them.
+  WriteOptions as_packed;
+  as_packed.encoding = Encoding::kPacked;
+  EXPECT_EQ(SerializeFilter(Build(Keys(30)), as_packed).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(PackedFormatTest, TagsAndSizesTheReaderRefuses) {
+  std::string block = *SerializeFilter(BuildPacked(Keys(37), 10));
+  // 0xFF is reserved for a later encoding.
+  std::string reserved = block;
+  reserved.back() = static_cast<char>(0xFF);
+  EXPECT_EQ(OpenFilter(AsBytes(reserved)).status().code(),
+            absl::StatusCode::kUnimplemented);
+  // A packed block needs 2 bytes of bits besides its trailer.
+  for (size_t n : {1, 2, 3, 4}) {
+    std::string tiny(n, '\0');
+    tiny.back() = static_cast<char>(0xE5);
+    EXPECT_EQ(OpenFilter(AsBytes(tiny)).status().code(),
+              absl::StatusCode::kDataLoss)
+        << n;
+  }
+  // A set whose payload is no set (checksum off, so the parse is reached).
+  ReadOptions trusting;
+  trusting.verify_checksum = false;
+  std::string ones(20, '\xFF');
+  ones.back() = static_cast<char>(0xF5);
+  absl::StatusOr<Filter> bad = OpenFilter(AsBytes(ones), trusting);
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(bad.status().message(), HasSubstr("not a set"));
 }
 
 }  // namespace
