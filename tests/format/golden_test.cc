@@ -35,6 +35,8 @@ struct Golden {
   // Of the 10,000 absent keys "absent-0" .. "absent-9999", how many the
   // filter answers "may contain" for: pins the bits, not just the bytes.
   int absent_positives;
+  // A packed filter (FilterOptions::packed; the encoding is kAuto).
+  bool packed = false;
 };
 
 // The cases, documented in tests/testdata/README.md.
@@ -50,6 +52,18 @@ const Golden kGolden[] = {
      84},
     {"full_2000keys_sparse_zstd.bbf", 2000, 100, 99, Encoding::kFull,
      Compression::kZstd, 0},
+    // Format version 2: the packed encoding (what the LevelDB adapter
+    // writes), both layouts.
+    {"packed_set_37keys.bbf", 37, 10, 0, Encoding::kAuto, Compression::kNone,
+     56, true},
+    {"packed_set_150keys_seeded.bbf", 150, 10, 0x0123456789abcdef,
+     Encoding::kAuto, Compression::kNone, 45, true},
+    {"packed_spread_37keys.bbf", 37, 5, 0, Encoding::kAuto, Compression::kNone,
+     685, true},
+    {"packed_spread_1000keys.bbf", 1000, 4, 0, Encoding::kAuto,
+     Compression::kNone, 1450, true},
+    {"packed_empty.bbf", 0, 10, 0, Encoding::kAuto, Compression::kNone, 0,
+     true},
 };
 
 std::string Key(int i) { return absl::StrCat("golden-key-", i); }
@@ -58,6 +72,7 @@ std::string BuildBlock(const Golden& g) {
   FilterOptions options;
   options.bits_per_key = g.bits_per_key;
   options.seed = g.seed;
+  options.packed = g.packed;
   FilterBuilder builder = *FilterBuilder::Create(options);
   for (int i = 0; i < g.keys; ++i) builder.Add(Key(i));
   WriteOptions write;
@@ -90,16 +105,20 @@ TEST_P(GoldenTest, RebuildsByteForByteAndAnswersAsPinned) {
   ASSERT_FALSE(stored.empty()) << "missing " << Path(g);
   EXPECT_EQ(built, stored) << g.file << " changed: the format or layout moved";
 
-  absl::StatusOr<Filter> filter = OpenFilter(AsBytes(stored));
+  ReadOptions read;
+  read.seed = g.seed;  // packed blocks do not store it
+  absl::StatusOr<Filter> filter = OpenFilter(AsBytes(stored), read);
   ASSERT_TRUE(filter.ok()) << filter.status();
   for (int i = 0; i < g.keys; ++i) ASSERT_TRUE(filter->MayContain(Key(i)));
   int positives = 0;
   for (int i = 0; i < 10'000; ++i) {
     positives += filter->MayContain(absl::StrCat("absent-", i));
   }
-  std::printf("%s: %zu bytes, k=%d, lane_bits=%d, %d/10000 absent positives\n",
-              g.file, stored.size(), filter->num_probes(), filter->lane_bits(),
-              positives);
+  std::printf(
+      "%s: %zu bytes, k=%d, lane_bits=%d, set low bits=%d, %d/10000 absent "
+      "positives\n",
+      g.file, stored.size(), filter->num_probes(), filter->lane_bits(),
+      filter->set_low_bits(), positives);
   EXPECT_EQ(positives, g.absent_positives);
 }
 
