@@ -330,7 +330,7 @@ TEST(FingerprintSetTest, GroupsBeyondTheEntryLimitAreRefused) {
 TEST(PackedTest, BlockSizeIsLevelDBs) {
   // util/bloom.cc: bits = max(64, n * bits_per_key); bytes = ceil(bits/8);
   // plus one byte of k.
-  for (uint64_t n = 0; n <= 3000; ++n) {
+  for (uint64_t n = 0; n <= 100000; ++n) {
     for (int bits_per_key = 1; bits_per_key <= 30; ++bits_per_key) {
       const uint64_t bits = std::max<uint64_t>(64, n * bits_per_key);
       ASSERT_EQ(PackedBlockBytes(n, bits_per_key), (bits + 7) / 8 + 1)

@@ -10,8 +10,10 @@
 #include <leveldb/filter_policy.h>
 #include <leveldb/write_batch.h>
 
+#include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "gtest/gtest.h"
 #include "src/engines/leveldb_counting_env.h"
@@ -156,7 +158,63 @@ TEST(LevelDBTest, AsSmallAndAsAccurateAsTheBuiltInFilter) {
       our_bits, 100.0 * c.absent_reads / kKeys, their_bits,
       100.0 * b.absent_reads / kKeys);
   EXPECT_GT(our_bits, 9);
-  EXPECT_GT(their_bits, 9);
+  // Each of our filters is at most the built-in's size for the same keys
+  // (the block's offsets are the same), and twice as accurate (0.4-0.5%
+  // against 0.9-1.2% for ~37-key filters).
+  EXPECT_LE(our_bits, their_bits);
+  EXPECT_EQ(c.missing, 0);
+  EXPECT_LT(c.absent_reads, b.absent_reads * 3 / 4);
+}
+
+// The per-thread cache of verified filters (src/probe_cache.h) answers from
+// the copy it verified: a filter damaged on disk after it was first read,
+// and read again into the same memory, still gives right answers.
+TEST(LevelDBTest, DamageAfterTheFirstReadIsAnsweredFromTheVerifiedCopy) {
+  ScratchDir dir("leveldb_damage_later");
+  std::unique_ptr<const leveldb::FilterPolicy> ours(NewLevelDBFilterPolicy(10));
+  Fill(dir.path(), ours.get());
+  const Counts before = Check(dir.path(), ours.get());
+  ASSERT_EQ(before.missing, 0);
+  // Clear every bit of each filter except its first and last 8 bytes (which
+  // identify it in the cache): without the checksum and the cached copy,
+  // every present key would be lost.
+  int damaged = 0;
+  for (const std::string& file : testing::FilesEndingIn(dir.path(), ".ldb")) {
+    std::string table = testing::ReadFile(file);
+    internal::LevelDBFilterBlock block;
+    ASSERT_TRUE(internal::FindLevelDBFilterBlock(table, ours->Name(), &block));
+    // The filter block: filters, then a u32 offset (from the block's
+    // start) per filter up to filters_end, then that start, then base_lg.
+    const size_t offsets_end = block.offset + block.size - 5;
+    for (size_t at = block.filters_end; at < offsets_end; at += 4) {
+      uint32_t start, end;
+      std::memcpy(&start, table.data() + at, 4);
+      if (at + 4 < offsets_end) {
+        std::memcpy(&end, table.data() + at + 4, 4);
+      } else {
+        end = static_cast<uint32_t>(block.filters_end - block.offset);
+      }
+      for (size_t i = block.offset + start + 8; i + 8 < block.offset + end;
+           ++i) {
+        table[i] = 0;
+        ++damaged;
+      }
+    }
+    testing::WriteFile(file, table);
+  }
+  ASSERT_GT(damaged, 100000);
+  // Same thread, same process: the tables are read again from disk.
+  const Counts after = Check(dir.path(), ours.get());
+  EXPECT_EQ(after.missing, 0);
+  EXPECT_EQ(after.found_absent, 0);
+  std::printf("absent-key reads: %llu before the damage, %llu after\n",
+              static_cast<unsigned long long>(before.absent_reads),
+              static_cast<unsigned long long>(after.absent_reads));
+  // In another thread (no cache yet), the damage is caught: fail open.
+  Counts other;
+  std::thread([&] { other = Check(dir.path(), ours.get()); }).join();
+  EXPECT_EQ(other.missing, 0);
+  EXPECT_GT(other.absent_reads, kKeys / 2);
 }
 
 TEST(LevelDBTest, DamagedFilterBlocksFailOpen) {
