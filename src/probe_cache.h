@@ -68,19 +68,20 @@ struct ProbeCacheEntryHead {
   const FilterRef* ref;
 };
 
-inline constexpr size_t kProbeCacheSlotBits = 14;
-// This thread's slots: until its first miss, a shared table of nulls (so
-// that the hit path needs no check).
+// This thread's slots: a power-of-two table, 2-way set-associative (a block
+// lives in slot i or i ^ 1), grown to hold 4 slots per entry; until the
+// thread's first miss, a shared table of nulls (so the hit path needs no
+// check).
 extern constinit thread_local ProbeCacheEntryHead* const* tls_probe_cache_slots;
+extern constinit thread_local size_t tls_probe_cache_mask;
 
 // The slot is picked by the block's address: LevelDB passes the same bytes
 // at the same address for as long as a table is open, so this is free and
 // stable (its filters are 9+ bytes, so 16-byte granules mostly separate
 // them). It only picks where to look; the entry is matched by content, so
 // another block at a reused address is a miss, never a confusion.
-inline size_t ProbeCacheSlot(const uint8_t* data) {
-  return static_cast<size_t>(reinterpret_cast<uintptr_t>(data) >> 4) &
-         ((size_t{1} << kProbeCacheSlotBits) - 1);
+inline size_t ProbeCacheSlot(const uint8_t* data, size_t mask) {
+  return static_cast<size_t>(reinterpret_cast<uintptr_t>(data) >> 4) & mask;
 }
 
 // Everything but a hit: opens, verifies and caches the block.
@@ -88,20 +89,22 @@ const Filter& CachedFilterMiss(absl::Span<const uint8_t> block,
                                const ProbeCacheConfig& config);
 
 // The entry for `block` if this thread holds it, else null. The hit path:
-// a slot from the address, two loads, three compares.
+// a slot from the address, two loads, two compares (four for the second
+// way).
 inline const ProbeCacheEntryHead* FindCached(absl::Span<const uint8_t> block,
                                              const ProbeCacheConfig& config) {
   const size_t n = block.size();
   if (n < 8) return nullptr;
-  const ProbeCacheEntryHead* e =
-      tls_probe_cache_slots[ProbeCacheSlot(block.data())];
-  if (e == nullptr) return nullptr;
+  ProbeCacheEntryHead* const* slots = tls_probe_cache_slots;
+  const size_t slot = ProbeCacheSlot(block.data(), tls_probe_cache_mask);
   uint64_t head, tail;
   std::memcpy(&head, block.data(), 8);
   std::memcpy(&tail, block.data() + n - 8, 8);
-  const bool same =
-      e->key.head == head && e->key.tail == (tail ^ n ^ config.settings);
-  return same ? e : nullptr;
+  tail ^= n ^ config.settings;
+  for (const ProbeCacheEntryHead* e : {slots[slot], slots[slot ^ 1]}) {
+    if (e != nullptr && e->key.head == head && e->key.tail == tail) return e;
+  }
+  return nullptr;
 }
 
 // The opened filter for `block` (Filter::MatchAll() if it cannot be read),
