@@ -1,7 +1,7 @@
 // Keys -> build -> serialize -> open -> every key matches, in every encoding
-// and codec, with any seed and size. The first byte picks encoding, codec,
-// bits/key and narrow lanes; bytes 1-8 the seed; the rest are keys (1-byte
-// length, then the key).
+// and codec (packed too), with any seed and size. The first byte picks
+// encoding, codec, bits/key and narrow lanes; bytes 1-8 the seed; the rest
+// are keys (1-byte length, then the key).
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -28,6 +28,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.seed = seed;
   options.bits_per_key = 1 + (mode >> 4);  // 1 .. 16
   options.compact_small_filters = mode & 8;
+  // (mode & 3) == 3: a packed filter (the LevelDB adapter's), fractional
+  // bits/key too.
+  const bool packed = (mode & 3) == 3;
+  if (packed) {
+    options.packed = true;
+    options.bits_per_key += (mode & 8) ? 0.37 : 0;
+  }
   auto builder = blockbloom::FilterBuilder::Create(options);
   if (!builder.ok()) abort();
   for (auto k : keys) builder->Add(k);
@@ -39,7 +46,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                             blockbloom::Encoding::kCompact,
                                             blockbloom::Encoding::kFull};
   write.encoding = encodings[(mode & 3) % 3];
-  if ((mode & 4) && write.encoding != blockbloom::Encoding::kCompact) {
+  if ((mode & 4) && !packed &&
+      write.encoding != blockbloom::Encoding::kCompact) {
     write.compression = blockbloom::Compression::kZstd;
     write.zstd_level = 1;
   }
@@ -61,10 +69,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (block.compare(0, 9, "untouched") != 0) abort();
   if (stats.total_bytes != block.size() - 9) abort();
+  blockbloom::ReadOptions read_options;
+  read_options.seed = seed;  // packed blocks do not store it
   auto read = blockbloom::OpenFilter(
-      blockbloom::AsBytes(std::string_view(block).substr(9)));
+      blockbloom::AsBytes(std::string_view(block).substr(9)), read_options);
   if (!read.ok()) abort();
   if (!(read->shape() == filter->shape()) || read->seed() != seed) abort();
+  if (read->layout() != filter->layout()) abort();
   for (auto k : keys) {
     if (!read->MayContain(k)) abort();
   }
