@@ -125,6 +125,10 @@ void Filter::MayContainHashBatch(absl::Span<const uint64_t> hashes,
   kernels_->probe_hashes(ref_, hashes.data(), hashes.size(), results.data());
 }
 
+size_t Filter::owned_bytes() const {
+  return owned_ == nullptr ? 0 : owned_->size();
+}
+
 int Filter::set_low_bits() const {
   return ref_.set == nullptr ? 0 : ref_.set->low_bits;
 }

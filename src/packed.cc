@@ -24,6 +24,9 @@ struct FilterAccess {
     return Filter(std::move(owned), layout, ref, shape, size_bytes, num_keys,
                   kernels);
   }
+  static void SetOwnsBits(Filter* filter, bool owns) {
+    filter->owns_set_bits_ = owns;
+  }
 };
 
 namespace {
@@ -60,9 +63,11 @@ absl::StatusOr<Filter> SetFilter(absl::Span<const uint8_t> payload,
   }
   FilterRef ref = {bits, 1, LaneSetsFor(1), seed, 0};
   ref.set = index;
-  return FilterAccess::Make(*std::move(storage), Layout::kSet, ref,
-                            FilterShape{1, 0, 0}, payload.size(), params.count,
-                            SetKernels());
+  Filter filter = FilterAccess::Make(*std::move(storage), Layout::kSet, ref,
+                                     FilterShape{1, 0, 0}, payload.size(),
+                                     params.count, SetKernels());
+  FilterAccess::SetOwnsBits(&filter, copy_payload);
+  return filter;
 }
 
 }  // namespace

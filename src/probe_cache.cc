@@ -23,7 +23,9 @@ struct ProbeCacheEntry : ProbeCacheEntryHead {
   }
   // What the entry costs, as charged to the budget (with the allocator's
   // overhead, roughly).
-  size_t Bytes() const { return sizeof(*this) + copy.capacity() + 64; }
+  size_t Bytes() const {
+    return sizeof(*this) + copy.capacity() + filter.owned_bytes() + 64;
+  }
 
   const uint8_t* address;  // where the block was seen (picks its slots)
   std::vector<uint8_t> copy;

@@ -115,7 +115,12 @@ class Filter {
   // Layout::kSet: bits in each fingerprint's low part (0 otherwise).
   int set_low_bits() const;
   // True if the filter owns its bits (built here), false if Wrap()ped.
-  bool owns_bits() const { return owned_ != nullptr; }
+  bool owns_bits() const {
+    return owned_ != nullptr && !(layout_ == Layout::kSet && !owns_set_bits_);
+  }
+  // Bytes of memory the filter owns (its bits if built or decompressed here,
+  // a packed set's probe index).
+  size_t owned_bytes() const;
   // True for MatchAll().
   bool is_match_all() const { return shape_.num_blocks == 0; }
   // Expected false-positive rate for num_keys() keys in this shape.
@@ -142,6 +147,8 @@ class Filter {
 
   std::unique_ptr<internal::AlignedBuffer> owned_;
   Layout layout_ = Layout::kBlocked;
+  // A kSet filter always owns its index; its bits only if built here.
+  bool owns_set_bits_ = false;
   FilterShape shape_;
   uint64_t size_bytes_;
   uint64_t num_keys_;
