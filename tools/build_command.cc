@@ -1,4 +1,5 @@
 // blockbloom build: keys in, filter file out.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -10,10 +11,10 @@
 #include "absl/strings/str_format.h"
 #include "blockbloom/filter.h"
 #include "blockbloom/format.h"
-#include "tools/atomic_file.h"
 #include "tools/commands.h"
 #include "tools/flags.h"
 #include "tools/key_reader.h"
+#include "tools/output_file.h"
 #include "tools/progress_bar.h"
 #include "tools/report.h"
 
@@ -36,7 +37,7 @@ const char* EncodingName(Encoding encoding) {
 
 void PrintSummary(uint64_t keys_read, const Filter& filter,
                   const std::string& output, const WriteStats& stats,
-                  Compression compression) {
+                  Compression compression, std::FILE* out) {
   const uint64_t keys = filter.num_keys();
   std::string text = absl::StrFormat(
       "keys read:      %d (%d distinct; adjacent duplicates count once)\n",
@@ -65,7 +66,7 @@ void PrintSummary(uint64_t keys_read, const Filter& filter,
       "estimated FPR:  %.4g%% (k = %d, %d block%s of 16 x %d-bit lanes)\n",
       100 * filter.EstimatedFpRate(), filter.num_probes(), filter.num_blocks(),
       filter.num_blocks() == 1 ? "" : "s", filter.lane_bits());
-  std::fputs(text.c_str(), stdout);
+  std::fputs(text.c_str(), out);
 }
 
 }  // namespace
@@ -96,9 +97,29 @@ int RunBuild(const std::vector<std::string>& args) {
   absl::StatusOr<FilterBuilder> builder = FilterBuilder::Create(*options);
   if (!builder.ok()) return UsageError(kCommand, builder.status());
 
+  // Where the filter goes is settled before any key is read: a directory,
+  // a block device or a socket is refused, and so is the input itself.
+  absl::StatusOr<OutputFile> out = OutputFile::Resolve(output);
+  if (!out.ok()) return Fail(kCommand, kExitWriteError, out.status());
   absl::StatusOr<std::unique_ptr<KeyReader>> reader =
       KeyReader::Open(input, *format);
   if (!reader.ok()) return Fail(kCommand, kExitBadInput, reader.status());
+  struct stat input_stat;
+  if (::fstat((*reader)->fd(), &input_stat) == 0 &&
+      out->IsSameRegularFile(input_stat)) {
+    return UsageError(
+        kCommand,
+        absl::StrCat("INPUT (", (*reader)->name(), ") and -o ", output,
+                     " are the same file: the filter would replace the "
+                     "keys; give another OUTPUT"));
+  }
+  // The summary goes to stdout, unless stdout is where the filter goes
+  // (-o /dev/stdout): then to stderr, not into the filter's bytes.
+  struct stat stdout_stat;
+  std::FILE* summary =
+      ::fstat(STDOUT_FILENO, &stdout_stat) == 0 && out->IsSameFile(stdout_stat)
+          ? stderr
+          : stdout;
   ProgressBar bar(::isatty(STDERR_FILENO) && !absl::GetFlag(FLAGS_quiet),
                   (*reader)->total_bytes());
   std::string_view key;
@@ -127,14 +148,15 @@ int RunBuild(const std::vector<std::string>& args) {
   std::string block;
   WriteStats stats;
   absl::Status status = AppendFilter(*filter, *write_options, &block, &stats);
-  if (status.ok()) status = WriteFileAtomically(output, block);
+  if (status.ok()) status = out->Write(block);
   bar.Clear();
   if (!status.ok()) {
     Fail(kCommand, kExitWriteError, status);
     std::fprintf(stderr, "nothing written to %s\n", output.c_str());
     return kExitWriteError;
   }
-  PrintSummary(keys_read, *filter, output, stats, write_options->compression);
+  PrintSummary(keys_read, *filter, output, stats, write_options->compression,
+               summary);
   return kExitOk;
 }
 

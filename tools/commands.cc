@@ -18,7 +18,12 @@ const std::vector<Command>& AllCommands() {
           "Prints the keys read, the bytes written, bits per key and the "
           "estimated false-positive rate. Shows a progress bar on stderr "
           "while reading when stderr is a terminal, unless --quiet. On any "
-          "error nothing is written (an existing OUTPUT is left as it was).",
+          "error nothing is written (an existing OUTPUT is left as it "
+          "was).\n\n"
+          "OUTPUT is never the INPUT (the same file by any name is refused "
+          "before reading). A file is replaced atomically and keeps its mode "
+          "and owner; a character device or a FIFO is written into; a "
+          "directory, a block device or a socket is refused (see -o).",
           {"bits_per_key", "fp_rate", "seed", "compact_small_filters",
            "compression", "zstd_level", "encoding", "input_format", "o",
            "quiet"},
@@ -94,7 +99,8 @@ const std::vector<Command>& AllCommands() {
           "--seed.\n\n"
           "redis pull -o FILTER [--seed=S]: downloads the shared filter into "
           "a filter file (full encoding; the key count in its footer is "
-          "estimated from the bits), written atomically as by build.\n\n"
+          "estimated from the bits), written as by build -o (a file "
+          "atomically; a device or pipe into).\n\n"
           "redis query [--count] [--input_format=lines|lenprefixed] [--seed=S] "
           "[KEYS|-]: like query, one line per key (1: may be in the set, 0: "
           "definitely not) or, with --count, {\"queried\": N, "

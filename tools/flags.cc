@@ -39,9 +39,14 @@ ABSL_FLAG(std::string, input_format, "lines",
           "part of the key; an empty line is the empty key). lenprefixed: "
           "each key is a 4-byte little-endian length, then that many bytes.");
 ABSL_FLAG(std::string, o, "",
-          "The filter file to write (required). Written to a temporary file "
-          "in the same directory, then renamed: a failed build leaves "
-          "nothing behind.");
+          "The filter file to write (required). A file is written to a "
+          "temporary file in the same directory, then renamed: a failed "
+          "build leaves nothing behind, and a file replaced keeps its mode "
+          "and owner (new files: 0666 minus the umask). A symbolic link is "
+          "followed; a character device or a FIFO (/dev/null, a pipe) is "
+          "written into. A directory, a block device, a socket, a link to "
+          "nothing and the INPUT itself are refused before any key is "
+          "read.");
 ABSL_FLAG(bool, quiet, false,
           "No progress bar (it is shown only when stderr is a terminal).");
 ABSL_FLAG(bool, json, false,

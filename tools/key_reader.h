@@ -57,6 +57,8 @@ class KeyReader {
   const absl::Status& status() const { return status_; }
 
   const std::string& name() const { return name_; }
+  // The descriptor read from (to compare the input with an output file).
+  int fd() const { return fd_; }
   uint64_t bytes_read() const { return bytes_read_; }
   // The input's size, if it is a regular file.
   std::optional<uint64_t> total_bytes() const { return total_bytes_; }

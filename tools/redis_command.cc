@@ -26,12 +26,12 @@
 #include "blockbloom/format.h"
 #include "blockbloom/redis.h"
 #include "blockbloom/sizing.h"
-#include "tools/atomic_file.h"
 #include "tools/batch_prober.h"
 #include "tools/filter_file.h"
 #include "tools/info_lines.h"
 #include "tools/json_writer.h"
 #include "tools/key_reader.h"
+#include "tools/output_file.h"
 #endif
 
 namespace blockbloom::cli {
@@ -238,13 +238,17 @@ int Pull(const std::vector<std::string>& args) {
   if (output.empty() || output == "-") {
     return UsageError(kCommand, "-o FILTER (a file) is required");
   }
+  // Settled before connecting (tools/output_file.h): a directory or a block
+  // device is refused, a device or pipe is written into.
+  absl::StatusOr<OutputFile> out = OutputFile::Resolve(output);
+  if (!out.ok()) return Fail(kCommand, kExitWriteError, out.status());
   Connected c = Connect();
   if (c.exit_code != kExitOk) return c.exit_code;
   absl::StatusOr<redis::SharedFilter> shared = OpenShared(c);
   if (!shared.ok()) return RedisError(c, shared.status());
   absl::StatusOr<std::string> block = shared->Download();
   if (!block.ok()) return RedisError(c, block.status());
-  if (absl::Status s = WriteFileAtomically(output, *block); !s.ok()) {
+  if (absl::Status s = out->Write(*block); !s.ok()) {
     Fail(kCommand, kExitWriteError, s);
     std::fprintf(stderr, "nothing written to %s\n", output.c_str());
     return kExitWriteError;

@@ -11,11 +11,13 @@ import argparse
 import json
 import os
 import shutil
+import stat
 import sys
 import unittest
 
 import cli_test
-from cli_test import EXIT_BAD_INPUT, EXIT_REDIS, EXIT_USAGE, lines, numbered
+from cli_test import (EXIT_BAD_INPUT, EXIT_REDIS, EXIT_USAGE,
+                      EXIT_WRITE_ERROR, lines, numbered)
 from redis_support import RedisServer, free_port
 
 REDIS_SERVER = None
@@ -130,6 +132,35 @@ class PushPullTest(RedisCliTestCase):
         shared = json.loads(self.check_run(["redis", "info", "--json"] +
                                            name).stdout)
         self.assertEqual(shared["num_shards"], 1)
+
+
+    def test_pull_output_kinds(self):
+        # -o as for build (tools/output_file.h): a device node is written
+        # into, never replaced; a directory is refused before connecting; a
+        # regular file keeps its mode.
+        local = self.build(numbered(b"k", 5000), "f.bbf")
+        name = ["--name=f", self.url]
+        self.check_run(["redis", "push", local] + name)
+        try:
+            null = self.path("null")
+            os.mknod(null, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        except PermissionError:
+            null = None  # no privilege to make device nodes: FIFO only
+        if null is not None:
+            out = self.check_run(["redis", "pull", "-o", null] + name).stdout
+            self.assertIn(b"bytes written to", out)
+            self.assertTrue(stat.S_ISCHR(os.lstat(null).st_mode))
+        os.mkdir(self.path("dir"))
+        nowhere = "--url=redis://127.0.0.1:%d" % free_port()
+        result = self.check_run(["redis", "pull", "-o", self.path("dir"),
+                                 "--name=f", nowhere], code=EXIT_WRITE_ERROR)
+        self.assertIn(b"is a directory", result.stderr)
+        self.assertEqual(os.listdir(self.path("dir")), [])
+        pulled = self.path("pulled.bbf")
+        self.check_run(["redis", "pull", "-o", pulled] + name)
+        os.chmod(pulled, 0o600)
+        self.check_run(["redis", "pull", "-o", pulled] + name)
+        self.assertEqual(stat.S_IMODE(os.stat(pulled).st_mode), 0o600)
 
 
 class ErrorTest(RedisCliTestCase):
