@@ -50,7 +50,7 @@ const std::vector<Command>& AllCommands() {
           "total_bits, fill_ratio, expected_fill_ratio, estimated_fp_rate, "
           "fp_rate_basis (num_keys or estimated_keys), estimated_keys, "
           "estimated_keys_stderr (the last two null if every bit is set).",
-          {"json"},
+          {"json", "max_memory"},
           &RunInfo,
       },
       {
@@ -61,7 +61,7 @@ const std::vector<Command>& AllCommands() {
           "one line per key: 1 if it may be in the set, 0 if it is "
           "definitely not. With --count, prints one JSON object instead: "
           "{\"queried\": N, \"may_contain\": M}.",
-          {"count", "input_format"},
+          {"count", "input_format", "max_memory"},
           &RunQuery,
       },
       {
@@ -118,7 +118,7 @@ const std::vector<Command>& AllCommands() {
           "Redis errors (connection refused, a timeout, no such filter, a "
           "wrong seed) exit with status 4.",
           {"url", "name", "seed", "shard_bytes", "expire", "replace", "o",
-           "count", "input_format", "json"},
+           "count", "input_format", "json", "max_memory"},
           &RunRedis,
       },
   };

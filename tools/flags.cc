@@ -5,6 +5,8 @@
 
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 // Help texts are shown under each command by `blockbloom help` (usage.cc).
@@ -76,7 +78,81 @@ ABSL_FLAG(bool, replace, false,
           "Replace a shared filter of the same name (readers switch from the "
           "old one to the new one at once, never see a mix).");
 
+ABSL_FLAG(blockbloom::cli::ByteSize, max_memory,
+          blockbloom::cli::ByteSize{uint64_t{1} << 30},
+          "The most memory a filter file may take when it cannot be probed "
+          "where it is: the bits of a zstd filter once decompressed, or a "
+          "filter read from standard input, a pipe or a device (regular "
+          "files are mapped, not read: their size does not count). A bigger "
+          "filter is refused (exit 2) before anything is allocated. Giving "
+          "it also lifts the reader's cap on the compression ratio (1024x "
+          "past 64 MiB of bits, against decompression bombs): you vouch for "
+          "the file, and the size is the only limit. Suffixes K, M, G, T "
+          "(powers of 1024).");
+
 namespace blockbloom::cli {
+
+bool AbslParseFlag(absl::string_view text, ByteSize* size, std::string* error) {
+  const absl::string_view original = text;
+  size_t digits = 0;
+  while (digits < text.size() && absl::ascii_isdigit(text[digits])) ++digits;
+  uint64_t number = 0;
+  if (digits == 0 || !absl::SimpleAtoi(text.substr(0, digits), &number)) {
+    *error = absl::StrCat("'", original,
+                          "' is not a size: expected a number of bytes, "
+                          "optionally with K, M, G or T (e.g. 512M, 4G)");
+    return false;
+  }
+  const std::string unit = absl::AsciiStrToUpper(text.substr(digits));
+  int shift = -1;
+  for (const auto& [name, bits] : {std::pair<const char*, int>{"", 0},
+                                   {"B", 0},
+                                   {"K", 10},
+                                   {"KB", 10},
+                                   {"KIB", 10},
+                                   {"M", 20},
+                                   {"MB", 20},
+                                   {"MIB", 20},
+                                   {"G", 30},
+                                   {"GB", 30},
+                                   {"GIB", 30},
+                                   {"T", 40},
+                                   {"TB", 40},
+                                   {"TIB", 40}}) {
+    if (unit == name) shift = bits;
+  }
+  if (shift < 0) {
+    *error = absl::StrCat("'", original, "': unknown unit '", unit,
+                          "' (K, M, G or T: powers of 1024)");
+    return false;
+  }
+  if (shift > 0 && number > (~uint64_t{0} >> shift)) {
+    *error = absl::StrCat("'", original, "' is too large");
+    return false;
+  }
+  size->bytes = number << shift;
+  return true;
+}
+
+std::string AbslUnparseFlag(ByteSize size) {
+  for (const auto& [suffix, shift] : {std::pair<const char*, int>{"T", 40},
+                                      {"G", 30},
+                                      {"M", 20},
+                                      {"K", 10}}) {
+    const uint64_t unit = uint64_t{1} << shift;
+    if (size.bytes >= unit && size.bytes % unit == 0) {
+      return absl::StrCat(size.bytes >> shift, suffix);
+    }
+  }
+  return absl::StrCat(size.bytes);
+}
+
+FilterFileLimits FilterFileLimitsFromFlags() {
+  FilterFileLimits limits;
+  limits.max_memory = absl::GetFlag(FLAGS_max_memory).bytes;
+  limits.max_memory_given = FlagGiven("max_memory");
+  return limits;
+}
 
 absl::StatusOr<InputFormat> InputFormatFlag() {
   const std::string value = absl::GetFlag(FLAGS_input_format);

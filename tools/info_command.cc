@@ -170,7 +170,8 @@ int RunInfo(const std::vector<std::string>& args) {
                                    "standard input), got ",
                                    args.size(), " arguments"));
   }
-  absl::StatusOr<std::unique_ptr<FilterFile>> file = LoadFilterFile(args[0]);
+  absl::StatusOr<std::unique_ptr<FilterFile>> file =
+      LoadFilterFile(args[0], FilterFileLimitsFromFlags());
   if (!file.ok()) return Fail(kCommand, kExitBadInput, file.status());
   const Report report = Compute(**file);
   const std::string out =

@@ -42,7 +42,7 @@ int RunQuery(const std::vector<std::string>& args) {
   if (!format.ok()) return UsageError(kCommand, format.status());
 
   absl::StatusOr<std::unique_ptr<FilterFile>> file =
-      LoadFilterFile(filter_path);
+      LoadFilterFile(filter_path, FilterFileLimitsFromFlags());
   if (!file.ok()) return Fail(kCommand, kExitBadInput, file.status());
   absl::StatusOr<std::unique_ptr<KeyReader>> reader =
       KeyReader::Open(keys_path, *format);

@@ -48,7 +48,8 @@ struct Subcommand {
 
 const std::vector<Subcommand>& Subcommands() {
   static const auto* subcommands = new std::vector<Subcommand>{
-      {"push", {"url", "name", "shard_bytes", "expire", "replace"}},
+      {"push",
+       {"url", "name", "shard_bytes", "expire", "replace", "max_memory"}},
       {"pull", {"url", "name", "seed", "o"}},
       {"query", {"url", "name", "seed", "count", "input_format"}},
       {"info", {"url", "name", "seed", "json"}},
@@ -176,7 +177,8 @@ int Push(const std::vector<std::string>& args) {
   if (options.ttl <= absl::ZeroDuration()) {
     return UsageError(kCommand, "--expire must be positive (or inf)");
   }
-  absl::StatusOr<std::unique_ptr<FilterFile>> file = LoadFilterFile(args[1]);
+  absl::StatusOr<std::unique_ptr<FilterFile>> file =
+      LoadFilterFile(args[1], FilterFileLimitsFromFlags());
   if (!file.ok()) return Fail(kCommand, kExitBadInput, file.status());
   const Filter& filter = *(*file)->filter;
   if (filter.lane_bits() != 32) {

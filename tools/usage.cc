@@ -74,6 +74,7 @@ std::string_view ValueName(std::string_view flag) {
       {"name", "NAME"},
       {"shard_bytes", "BYTES"},
       {"expire", "DURATION"},
+      {"max_memory", "SIZE"},
   };
   for (const auto& [name, value] : kNames) {
     if (name == flag) return value;

@@ -378,6 +378,161 @@ class BadFilterTest(CliTestCase):
         return self.read(name)
 
 
+def limited(data_bytes=None, address_bytes=None):
+    """A preexec_fn capping the child's data segment (private writable
+    memory: what a read into memory takes, not a read-only file mapping)
+    and/or its address space (ulimit -v), so that a tool that would read a
+    huge input into memory fails fast instead of exhausting the machine."""
+    def apply():
+        if data_bytes is not None:
+            resource.setrlimit(resource.RLIMIT_DATA, (data_bytes, data_bytes))
+        if address_bytes is not None:
+            resource.setrlimit(resource.RLIMIT_AS,
+                               (address_bytes, address_bytes))
+    return apply
+
+
+class BoundedMemoryTest(CliTestCase):
+    """info and query (and redis push) bound the memory any input can make
+    them allocate: huge sparse files, /dev/zero, endless pipes, files that
+    grow, zstd bombs. Exit 2 with a message, never an abort (issue 18)."""
+
+    def check_bounded(self, args, reason, stdin=None, **limits):
+        result = subprocess.run([BLOCKBLOOM] + args, stdin=stdin,
+                                capture_output=True, timeout=120,
+                                preexec_fn=limited(**limits))
+        err = result.stderr.decode(errors="replace")
+        self.assertEqual(result.returncode, EXIT_BAD_INPUT, err)
+        self.assertIn(reason, err)
+        self.assertEqual(err.count("\n"), 1, err)  # one line, no abort
+        return err
+
+    def test_huge_sparse_files(self):
+        for gib in (20, 300):
+            path = self.path("sparse-%d.bbf" % gib)
+            with open(path, "wb") as f:
+                f.truncate(gib << 30)
+            for args in (["info", path], ["query", path, "-"],
+                         ["query", "--count", path, "-"]):
+                with self.subTest(gib=gib, args=args[:-1]):
+                    # Mapped, not read: only its last bytes are looked at.
+                    self.check_bounded(args, "not a blockbloom filter",
+                                       stdin=subprocess.DEVNULL,
+                                       data_bytes=1 << 30)
+                    # Under ulimit -v it cannot even be mapped: said so.
+                    err = self.check_bounded(args, path,
+                                             stdin=subprocess.DEVNULL,
+                                             address_bytes=4 << 30)
+                    self.assertIn("ulimit -v", err)
+
+    def test_endless_devices_and_pipes(self):
+        # /dev/zero never ends: at most --max_memory (default 1 GiB) is read.
+        err = self.check_bounded(["info", "/dev/zero"], "/dev/zero",
+                                 data_bytes=2 << 30)
+        self.assertIn("--max_memory", err)
+        self.check_bounded(["query", "--max_memory=1M", "/dev/zero", "-"],
+                           "more than 1048576 bytes",
+                           stdin=subprocess.DEVNULL, data_bytes=2 << 30)
+        # Standard input that never ends.
+        with open("/dev/zero", "rb") as zero:
+            self.check_bounded(["info", "--max_memory=16M", "-"],
+                               "standard input", stdin=zero,
+                               data_bytes=2 << 30)
+        # A FIFO fed without end.
+        fifo = self.path("fifo")
+        os.mkfifo(fifo)
+
+        def feed():
+            try:
+                with open(fifo, "wb") as f:
+                    while True:
+                        f.write(b"\0" * (1 << 20))
+            except OSError:  # the reader went away: EPIPE
+                pass
+
+        threading.Thread(target=feed, daemon=True).start()
+        self.check_bounded(["info", "--max_memory=16M", fifo], fifo,
+                           data_bytes=2 << 30)
+
+    def test_filters_from_pipes_and_redirects_still_work(self):
+        f = self.build(numbered(b"k", 3000))
+        with open(f, "rb") as data:
+            filter_bytes = data.read()
+        fifo = self.path("fifo")
+        os.mkfifo(fifo)
+
+        def feed():
+            with open(fifo, "wb") as out:
+                out.write(filter_bytes)
+
+        threading.Thread(target=feed, daemon=True).start()
+        out = self.check_run(["info", "--json", fifo]).stdout
+        self.assertEqual(json.loads(out)["num_keys"], 3000)
+        # Standard input redirected from the file (mapped), also when part
+        # of it was already read: the filter is what follows.
+        with open(self.path("prefixed"), "wb") as out:
+            out.write(b"header\n" + filter_bytes)
+        with open(self.path("prefixed"), "rb", buffering=0) as stdin:
+            self.assertEqual(stdin.read(7), b"header\n")
+            result = subprocess.run([BLOCKBLOOM, "info", "--json", "-"],
+                                    stdin=stdin, capture_output=True,
+                                    timeout=120)
+        self.assertEqual(result.returncode, EXIT_OK, result.stderr)
+        self.assertEqual(json.loads(result.stdout)["size_on_disk_bytes"],
+                         len(filter_bytes))
+
+    def test_file_that_grows_while_read(self):
+        # Read as it was when opened: its appended tail is not a footer.
+        f = self.build(numbered(b"k", 3000))
+        stop = threading.Event()
+
+        def grow():
+            with open(f, "ab") as out:
+                for _ in range(64):
+                    if stop.is_set():
+                        break
+                    out.write(b"\0" * (1 << 20))
+                    out.flush()
+
+        writer = threading.Thread(target=grow, daemon=True)
+        writer.start()
+        result = subprocess.run([BLOCKBLOOM, "info", f], capture_output=True,
+                                timeout=120, preexec_fn=limited(2 << 30))
+        stop.set()
+        writer.join(60)
+        self.assertIn(result.returncode, (EXIT_OK, EXIT_BAD_INPUT),
+                      result.stderr)
+
+    def test_zstd_bombs(self):
+        # A real filter (1 key in 256 MiB of bits, zstd: about 8 KB) that
+        # expands 32000x: refused before allocating, with how to read it.
+        one = self.write("one.txt", b"the only key\n")
+        bomb = self.path("bomb.bbf")
+        self.check_run(["build", "--quiet", "--compression=zstd",
+                        "--bits_per_key=%d" % (256 << 23), one, "-o", bomb])
+        self.assertLess(os.path.getsize(bomb), 64 << 10)
+        for args in (["info", bomb], ["query", bomb, one]):
+            with self.subTest(args=args):
+                err = self.check_bounded(args, "decompression",
+                                         data_bytes=2 << 30)
+                self.assertIn("--max_memory=256M", err)
+                self.assertIn(bomb, err)
+        # Given --max_memory, the user vouches for the file: it opens.
+        out = self.check_run(["query", "--max_memory=256M", bomb, one])
+        self.assertEqual(out.stdout, b"1\n")
+        self.assertEqual(self.check_run(
+            ["info", "--json", "--max_memory=300M", bomb]).stdout.count(
+                b'"num_keys": 1,'), 1)
+        # A filter over --max_memory, whatever its ratio.
+        sparse = self.build(numbered(b"k", 20000), "sparse.bbf",
+                            ["--bits_per_key=1000", "--compression=zstd"])
+        info = self.info(sparse)  # the default limit (1 GiB) lets it open
+        self.assertGreater(info["bits_bytes"], 2 << 20)
+        err = self.check_bounded(["info", "--max_memory=1M", sparse],
+                                 "over --max_memory=1M")
+        self.assertIn("--max_memory=3M", err)  # rounded up to what it needs
+
+
 class FailedBuildTest(CliTestCase):
     """A build that fails leaves no file behind (and an existing OUTPUT as
     it was)."""
