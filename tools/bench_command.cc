@@ -150,8 +150,8 @@ int RunBench(const std::vector<std::string>& args) {
                         "(median of %d runs, 16-byte keys, absent keys for "
                         "the probes; unpinned: see docs/BENCHMARKS.md)\n",
                         kRuns);
-  std::fputs(out.c_str(), stdout);
-  return kExitOk;
+  Print(out);
+  return FinishOutput(kCommand);
 }
 
 }  // namespace blockbloom::cli

@@ -2,6 +2,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "blockbloom/filter.h"
 #include "blockbloom/format.h"
 #include "tools/commands.h"
+#include "tools/fill_estimate.h"
 #include "tools/flags.h"
 #include "tools/key_reader.h"
 #include "tools/output_file.h"
@@ -38,10 +40,22 @@ const char* EncodingName(Encoding encoding) {
 void PrintSummary(uint64_t keys_read, const Filter& filter,
                   const std::string& output, const WriteStats& stats,
                   Compression compression, std::FILE* out) {
+  // What the builder counts (and sized the filter for) is the keys added,
+  // adjacent duplicates once; repeats further apart count again. The bits
+  // tell how many distinct keys there really were.
   const uint64_t keys = filter.num_keys();
   std::string text = absl::StrFormat(
-      "keys read:      %d (%d distinct; adjacent duplicates count once)\n",
+      "keys read:      %d (%d added; adjacent duplicates count once)\n",
       keys_read, keys);
+  const KeyEstimate distinct = EstimateDistinctKeys(
+      filter.shape(), CountSetBits(filter.bits()).set_bits);
+  absl::StrAppend(
+      &text, "distinct keys:  ",
+      distinct.saturated()
+          ? std::string("unknown (every bit is set)")
+          : absl::StrFormat("about %.0f +- %.0f (estimated from the bits set)",
+                            distinct.keys, distinct.std_error),
+      "\n");
   absl::StrAppendFormat(
       &text, "bytes written:  %d to %s (%s encoding, %s, %d bytes of bits)\n",
       stats.total_bytes, output, EncodingName(stats.encoding),
@@ -66,7 +80,23 @@ void PrintSummary(uint64_t keys_read, const Filter& filter,
       "estimated FPR:  %.4g%% (k = %d, %d block%s of 16 x %d-bit lanes)\n",
       100 * filter.EstimatedFpRate(), filter.num_probes(), filter.num_blocks(),
       filter.num_blocks() == 1 ? "" : "s", filter.lane_bits());
-  std::fputs(text.c_str(), out);
+  Print(text, out);
+  // Many more keys added than distinct ones (beyond the estimate's noise):
+  // the input repeats keys, and the filter is bigger than it needs to be.
+  const double added = static_cast<double>(keys);
+  if (!distinct.saturated() &&
+      distinct.keys + 4 * distinct.std_error + 1 < 0.9 * added) {
+    std::fputs(
+        absl::StrFormat(
+            "blockbloom build: note: the input repeats keys: about %.0f "
+            "distinct of %d added, so the filter is sized for %.1fx as many "
+            "keys as it holds (a repeat counts as a key unless it follows "
+            "itself). Deduplicate the keys first for a filter sized for the "
+            "distinct ones: sort -u KEYS | blockbloom build - -o %s\n",
+            distinct.keys, keys, added / std::max(distinct.keys, 1.0), output)
+            .c_str(),
+        stderr);
+  }
 }
 
 }  // namespace
@@ -83,8 +113,9 @@ int RunBuild(const std::vector<std::string>& args) {
   if (output.empty()) return UsageError(kCommand, "-o OUTPUT is required");
   if (output == "-") {
     return UsageError(kCommand,
-                      "-o must name a file: the filter is written to a "
-                      "temporary file beside it, then renamed");
+                      "-o - (standard output) is not supported: -o names the "
+                      "filter file (or a device or pipe, e.g. -o /dev/stdout "
+                      "to pipe the filter on)");
   }
   absl::StatusOr<InputFormat> format = InputFormatFlag();
   if (!format.ok()) return UsageError(kCommand, format.status());
@@ -127,7 +158,7 @@ int RunBuild(const std::vector<std::string>& args) {
   while ((*reader)->Next(&key)) {
     builder->Add(key);
     ++keys_read;
-    bar.Update(keys_read, (*reader)->bytes_read());
+    bar.Update(keys_read, (*reader)->bytes_consumed());
   }
   if (!(*reader)->status().ok()) {
     bar.Clear();
@@ -136,6 +167,7 @@ int RunBuild(const std::vector<std::string>& args) {
     return kExitBadInput;
   }
 
+  bar.Finish(keys_read, (*reader)->bytes_consumed());
   bar.SetPhase("building the filter");
   absl::StatusOr<Filter> filter = builder->Finish();
   if (!filter.ok()) {
@@ -157,7 +189,9 @@ int RunBuild(const std::vector<std::string>& args) {
   }
   PrintSummary(keys_read, *filter, output, stats, write_options->compression,
                summary);
-  return kExitOk;
+  return FinishOutput(kCommand, summary,
+                      absl::StrCat("the filter was written to ", output,
+                                   "; only this summary was lost"));
 }
 
 }  // namespace blockbloom::cli

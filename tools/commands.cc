@@ -15,8 +15,13 @@ const std::vector<Command>& AllCommands() {
           "writes its serialized block (docs/FORMAT.md) to OUTPUT. Keys can "
           "be any length. Empty input gives a valid filter that contains "
           "nothing.\n\n"
-          "Prints the keys read, the bytes written, bits per key and the "
-          "estimated false-positive rate. Shows a progress bar on stderr "
+          "Prints the keys read and added (the filter is sized for the keys "
+          "added: adjacent duplicates count once, other repeats again), the "
+          "distinct keys estimated from the bits set (a note on stderr says "
+          "when the input repeats keys, and how to deduplicate), the bytes "
+          "written, bits per key and the estimated false-positive rate. A "
+          "sizing whose false-positive rate would be 50% or more is refused "
+          "(exit 1). Shows a progress bar on stderr "
           "while reading when stderr is a terminal, unless --quiet. On any "
           "error nothing is written (an existing OUTPUT is left as it "
           "was).\n\n"
@@ -59,8 +64,11 @@ const std::vector<Command>& AllCommands() {
           "Ask a filter file about keys.",
           "Reads keys from KEYS (standard input if omitted or -) and prints "
           "one line per key: 1 if it may be in the set, 0 if it is "
-          "definitely not. With --count, prints one JSON object instead: "
-          "{\"queried\": N, \"may_contain\": M}.",
+          "definitely not. Keys typed at a terminal are answered line by "
+          "line. With --count, prints one JSON object instead: "
+          "{\"queried\": N, \"may_contain\": M}.\n\n"
+          "FILTER is mapped, not read into memory; a zstd filter, or one "
+          "from a pipe, is held in memory up to --max_memory.",
           {"count", "input_format", "max_memory"},
           &RunQuery,
       },

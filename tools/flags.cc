@@ -8,6 +8,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "blockbloom/sizing.h"
 
 // Help texts are shown under each command by `blockbloom help` (usage.cc).
 ABSL_FLAG(double, bits_per_key, 10,
@@ -209,6 +211,37 @@ absl::StatusOr<FilterOptions> FilterOptionsFromFlags() {
     // FilterOptions reads 0 as "not set"; on the command line it is an error.
     return absl::InvalidArgumentError(
         absl::StrCat("--fp_rate=", options.fp_rate, ": expected 0 < P < 1"));
+  }
+  // A filter that answers "may be present" for half the keys it does not
+  // hold, or more, saves less than it costs: refuse it rather than build it
+  // silently. The rate of a bits-per-key sizing hardly depends on n; it is
+  // taken at a million keys (small filters round up to a block: a bit
+  // better).
+  constexpr double kUselessFpRate = 0.5;
+  constexpr uint64_t kProbeKeys = 1'000'000;
+  if (FlagGiven("fp_rate")) {
+    if (options.fp_rate >= kUselessFpRate) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--fp_rate=", options.fp_rate,
+          ": a false-positive rate of 50% or more makes a useless filter "
+          "(every other key that is not in it would answer \"may be "
+          "present\"); ask for less, e.g. --fp_rate=0.01"));
+    }
+  } else if (options.bits_per_key > 0) {
+    absl::StatusOr<FilterShape> shape =
+        ShapeForBitsPerKey(kProbeKeys, options.bits_per_key,
+                           /*compact_small_filters=*/false);
+    // (A bits per key the sizing rejects is reported by the builder.)
+    const double rate =
+        shape.ok() ? EstimatedFpRate(*shape, kProbeKeys).value_or(0.0) : 0.0;
+    if (rate >= kUselessFpRate) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--bits_per_key=%g gives an estimated false-positive rate of "
+          "%.0f%%: a useless filter (at least every other key that is not "
+          "in it would answer \"may be present\"); give --bits_per_key=2 "
+          "or more (10 gives about 1%%)",
+          options.bits_per_key, 100 * rate));
+    }
   }
   return options;
 }

@@ -176,11 +176,8 @@ int RunInfo(const std::vector<std::string>& args) {
   const Report report = Compute(**file);
   const std::string out =
       absl::GetFlag(FLAGS_json) ? Json(report) : Text(report);
-  std::fputs(out.c_str(), stdout);
-  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    return Fail(kCommand, kExitWriteError, "error writing standard output");
-  }
-  return kExitOk;
+  Print(out);
+  return FinishOutput(kCommand);
 }
 
 }  // namespace blockbloom::cli

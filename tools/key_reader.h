@@ -59,7 +59,10 @@ class KeyReader {
   const std::string& name() const { return name_; }
   // The descriptor read from (to compare the input with an output file).
   int fd() const { return fd_; }
+  // Bytes read from the input, including what is buffered ahead.
   uint64_t bytes_read() const { return bytes_read_; }
+  // Bytes of the keys returned so far (what progress is measured in).
+  uint64_t bytes_consumed() const { return bytes_read_ - (end_ - pos_); }
   // The input's size, if it is a regular file.
   std::optional<uint64_t> total_bytes() const { return total_bytes_; }
 

@@ -213,21 +213,20 @@ int Push(const std::vector<std::string>& args) {
   const std::string keys = info.num_keys_known
                                ? absl::StrCat(info.num_keys, " keys")
                                : std::string("key count not stored");
-  std::printf(
-      "pushed %s to %s as %s: %llu bytes of bits in %llu shard%s, k = %d, "
-      "%s, %.2f s\n",
-      args[1].c_str(), c.where.c_str(), Quoted(name).c_str(),
-      static_cast<unsigned long long>(filter.shape().size_bytes()),
-      static_cast<unsigned long long>(shared->num_shards()),
-      shared->num_shards() == 1 ? "" : "s", filter.num_probes(), keys.c_str(),
-      absl::ToDoubleSeconds(absl::Now() - start));
+  Print(absl::StrFormat(
+      "pushed %s to %s as %s: %d bytes of bits in %d shard%s, k = %d, %s, "
+      "%.2f s\n",
+      args[1], c.where, Quoted(name), filter.shape().size_bytes(),
+      shared->num_shards(), shared->num_shards() == 1 ? "" : "s",
+      filter.num_probes(), keys, absl::ToDoubleSeconds(absl::Now() - start)));
   if (filter.seed() != 0) {
     // Redis keeps only a fingerprint of the seed.
-    std::printf("its seed is %llu: give --seed=%llu to pull, query and info\n",
-                static_cast<unsigned long long>(filter.seed()),
-                static_cast<unsigned long long>(filter.seed()));
+    Print(absl::StrFormat(
+        "its seed is %d: give --seed=%d to pull, query and info\n",
+        filter.seed(), filter.seed()));
   }
-  return kExitOk;
+  return FinishOutput(kCommand, stdout,
+                      "the filter was pushed; only this report was lost");
 }
 
 int Pull(const std::vector<std::string>& args) {
@@ -255,10 +254,12 @@ int Pull(const std::vector<std::string>& args) {
     std::fprintf(stderr, "nothing written to %s\n", output.c_str());
     return kExitWriteError;
   }
-  std::printf("pulled %s from %s: %zu bytes written to %s\n",
-              Quoted(shared->name()).c_str(), c.where.c_str(), block->size(),
-              output.c_str());
-  return kExitOk;
+  Print(absl::StrFormat("pulled %s from %s: %d bytes written to %s\n",
+                        Quoted(shared->name()), c.where, block->size(),
+                        output));
+  return FinishOutput(kCommand, stdout,
+                      absl::StrCat("the filter was written to ", output,
+                                   "; only this report was lost"));
 }
 
 // Keys are checked in batches of at most this many keys or bytes (each batch
@@ -362,11 +363,8 @@ int Info(const std::vector<std::string>& args) {
     line("estimated FPR",
          absl::StrFormat("%.4g%% (for the estimated keys)", 100 * fp_rate));
   }
-  std::fputs(out.c_str(), stdout);
-  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    return Fail(kCommand, kExitWriteError, "error writing standard output");
-  }
-  return kExitOk;
+  Print(out);
+  return FinishOutput(kCommand);
 }
 
 int Delete(const std::vector<std::string>& args) {
@@ -380,9 +378,11 @@ int Delete(const std::vector<std::string>& args) {
       !s.ok()) {
     return RedisError(c, s);
   }
-  std::printf("deleted %s from %s (nothing to do if it did not exist)\n",
-              Quoted(name).c_str(), c.where.c_str());
-  return kExitOk;
+  Print(absl::StrFormat(
+      "deleted %s from %s (nothing to do if it did not exist)\n", Quoted(name),
+      c.where));
+  return FinishOutput(kCommand, stdout,
+                      "the filter was deleted; only this report was lost");
 }
 
 #endif  // BLOCKBLOOM_HAVE_REDIS

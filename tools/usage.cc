@@ -57,6 +57,8 @@ std::string Wrap(std::string_view text, size_t indent) {
   return Wrap(text, indent, indent);
 }
 
+}  // namespace
+
 // What each flag's value looks like in help.
 std::string_view ValueName(std::string_view flag) {
   static constexpr std::pair<std::string_view, std::string_view> kNames[] = {
@@ -81,6 +83,8 @@ std::string_view ValueName(std::string_view flag) {
   }
   return "VALUE";
 }
+
+namespace {
 
 std::string FlagHelp(std::string_view name) {
   const absl::CommandLineFlag* flag =
@@ -112,7 +116,8 @@ constexpr char kExitCodes[] =
     "     the message names the file and the reason\n"
     "  3  an I/O error writing the output, or an OUTPUT that is refused (a\n"
     "     directory, a block device, a socket); no partial file is left\n"
-    "     behind\n"
+    "     behind. Also a report that cannot be written to standard output\n"
+    "     (a full disk): the message says what was done before\n"
     "  4  a Redis error (blockbloom redis): connection refused or lost, a\n"
     "     timeout, no such shared filter, a wrong seed; the message names the\n"
     "     server or the filter\n";

@@ -15,6 +15,7 @@ import json
 import math
 import os
 import pty
+import re
 import resource
 import select
 import signal
@@ -851,10 +852,13 @@ class InputTest(CliTestCase):
 
 class ProgressBarTest(CliTestCase):
 
-    def build_under_pty(self, extra_flags):
-        """Runs a build with stderr on a pseudo-terminal; returns what the
-        terminal received, and the exit code."""
-        keys = self.write("keys.txt", lines(numbered(b"k", 5000)))
+    def build_under_pty(self, extra_flags, write_keys=True):
+        """Runs a build of keys.txt (5000 keys written first, unless
+        `write_keys` is false) with stderr on a pseudo-terminal; returns what
+        the terminal received, and the exit code."""
+        keys = self.path("keys.txt")
+        if write_keys:
+            self.write("keys.txt", lines(numbered(b"k", 5000)))
         master, slave = pty.openpty()
         try:
             proc = subprocess.Popen(
@@ -950,6 +954,190 @@ class UsageTest(CliTestCase):
                 self.assertIn("blockbloom " + args[0 if args[0] != "help"
                                                    else 1], text)
                 self.assertIn("Exit codes", text)
+
+
+class MessagesTest(CliTestCase):
+    """What the tool says: every message is the tool's own, names the
+    command and says what to do (issue 18)."""
+
+    def test_lost_standard_output_is_an_error(self):
+        # A summary that cannot be written (a full disk: /dev/full) is an
+        # error, exit 3, for every command that prints one.
+        keys = self.write("keys.txt", lines(numbered(b"k", 1000)))
+        f = self.path("f.bbf")
+        for args in (["build", keys, "-o", f], ["info", f],
+                     ["info", "--json", f], ["query", f, keys],
+                     ["query", "--count", f, keys], ["bench", "--keys=1000"],
+                     ["--help"], ["help", "build"]):
+            with self.subTest(args=args):
+                with open("/dev/full", "wb") as full:
+                    result = subprocess.run([BLOCKBLOOM] + args, stdout=full,
+                                            stderr=subprocess.PIPE,
+                                            timeout=120)
+                self.assertEqual(result.returncode, EXIT_WRITE_ERROR,
+                                 result.stderr)
+                err = result.stderr.decode()
+                self.assertIn("standard output", err)
+                self.assertIn("No space left on device", err)
+        # The filter itself was written, and the message says so.
+        with open("/dev/full", "wb") as full:
+            result = subprocess.run([BLOCKBLOOM, "build", "--seed=3", keys,
+                                     "-o", f], stdout=full,
+                                    stderr=subprocess.PIPE, timeout=120)
+        self.assertIn(b"written to " + f.encode(), result.stderr)
+        self.assertEqual(self.info(f)["seed"], 3)
+
+    def test_json_is_valid_utf8_whatever_the_file_name(self):
+        # Bytes that are not UTF-8 become U+FFFD (one per maximal invalid
+        # sequence, as Python's errors="replace"); UTF-8 and control
+        # characters are kept (escaped).
+        f = self.build(numbered(b"k", 10))
+        for raw in (b"bad\xff\xfe.bbf", b"caf\xc3\xa9.bbf",
+                    b"cut\xe2\x82.bbf", b"over\xc0\xafl.bbf",
+                    b"surrogate\xed\xa0\x80.bbf", b"big\xf4\x90\x80\x80.bbf",
+                    b"tab\tnl\ndel\x7f.bbf", b"\xf0\x9f\x98\x80.bbf"):
+            with self.subTest(raw=raw):
+                path = os.path.join(os.fsencode(self.dir), raw)
+                with open(f, "rb") as src, open(path, "wb") as dst:
+                    dst.write(src.read())
+                out = subprocess.run([os.fsencode(BLOCKBLOOM), b"info",
+                                      b"--json", path], capture_output=True,
+                                     timeout=120)
+                self.assertEqual(out.returncode, EXIT_OK, out.stderr)
+                info = json.loads(out.stdout.decode("utf-8"))  # strict
+                self.assertEqual(info["file"],
+                                 path.decode("utf-8", errors="replace"))
+
+    def test_progress_bar_counts_what_was_read(self):
+        # Each frame counts the keys and bytes consumed so far ("1 key", not
+        # "1 keys, 1.0 MiB" of read-ahead); the last one reaches 100%.
+        keys = numbered(b"key-", 200000)
+        self.write("keys.txt", lines(keys))
+        seen, code = ProgressBarTest.build_under_pty(self, [],
+                                                     write_keys=False)
+        self.assertEqual(code, EXIT_OK)
+        frames = [f for f in seen.split(b"\r\x1b[K") if f]
+        reading = [f for f in frames if f.startswith(b"reading keys")]
+        self.assertTrue(reading, frames)
+        total = os.path.getsize(self.path("keys.txt"))
+        for frame in reading:
+            m = re.search(rb" (\d+)%  (\d+) (keys?), ([\d.]+) (B|KiB|MiB)$",
+                          frame)
+            self.assertIsNotNone(m, frame)
+            percent, n, word = int(m.group(1)), int(m.group(2)), m.group(3)
+            self.assertEqual(word, b"key" if n == 1 else b"keys", frame)
+            scale = {b"B": 1, b"KiB": 1024, b"MiB": 1 << 20}[m.group(5)]
+            consumed = float(m.group(4)) * scale
+            # The bytes of n keys of this input, not a buffer's worth.
+            expected = len(lines(keys[:n]))
+            self.assertLess(abs(consumed - expected), 0.06 * expected + 64,
+                            frame)
+            self.assertLessEqual(percent, 100 * expected // total + 1, frame)
+        self.assertIn(b"100%", reading[-1])
+
+    def test_flag_messages_are_the_tools_own(self):
+        keys = self.write("keys.txt", b"a\n")
+        out = self.path("f.bbf")
+        cases = [
+            (["build", keys, "-o", "-"], "build", "-o"),
+            (["build", keys, "-o", out, "--bits-per-key=3"], "build",
+             "did you mean --bits_per_key"),
+            (["info", "--jsno", out], "info", "did you mean --json"),
+            (["query", "--Count", out], "query", "did you mean --count"),
+            (["build", keys, "-o", out, "--fprate=0.1"], "build",
+             "did you mean --fp_rate"),
+            (["build", keys, "-o", out, "--bits_per_key=x"], "build",
+             "--bits_per_key"),
+            (["redis", "info", "--name=a", "--passwrd_file=x"], "redis",
+             "unknown flag"),
+            (["--frobnicate"], "", "unknown flag --frobnicate"),
+        ]
+        for args, command, text in cases:
+            with self.subTest(args=args):
+                result = self.check_run(args, code=EXIT_USAGE)
+                err = result.stderr.decode()
+                self.assertNotIn("RAW:", err)
+                self.assertNotIn("Did you really mean", err)
+                self.assertNotIn("ERROR:", err)
+                prefix = "blockbloom %s: error: " % command if command else \
+                    "blockbloom: error: "
+                self.assertTrue(err.startswith(prefix), err)
+                self.assertIn(text, err)
+                self.assertIn("Run 'blockbloom help", err)
+        self.assertFalse(os.path.exists(out))
+        # A value that looks like a flag is still a value where one is due.
+        dash = self.path("-dash.bbf")
+        self.check_run(["build", keys, "-o", dash])
+        self.assertTrue(os.path.exists(dash))
+
+    def test_duplicates_are_counted_and_estimated(self):
+        # Three copies of the same keys, not adjacent: the summary says what
+        # it counted (keys added, adjacent duplicates once) and how many
+        # distinct keys the bits say there are, and warns that the filter is
+        # sized for three times too many.
+        keys = numbered(b"user:", 50000)
+        data = lines(keys) * 3
+        result = self.check_run(["build", "-", "-o", self.path("f.bbf")],
+                                stdin=data)
+        out = result.stdout.decode()
+        self.assertIn("keys read:      150000", out)
+        self.assertNotIn("150000 distinct", out)
+        m = re.search(r"distinct keys:  about (\d+)", out)
+        self.assertIsNotNone(m, out)
+        self.assertLess(abs(int(m.group(1)) - 50000), 1000)
+        err = result.stderr.decode()
+        self.assertIn("repeat", err)
+        self.assertIn("sort -u", err)
+        # Without duplicates: the estimate, and no warning.
+        result = self.check_run(["build", "-", "-o", self.path("g.bbf")],
+                                stdin=lines(keys))
+        m = re.search(r"distinct keys:  about (\d+)", result.stdout.decode())
+        self.assertLess(abs(int(m.group(1)) - 50000), 1000)
+        self.assertEqual(result.stderr, b"")
+
+    def test_useless_false_positive_rates_are_refused(self):
+        keys = self.write("keys.txt", lines(numbered(b"k", 1000)))
+        out = self.path("f.bbf")
+        for flag in ("--bits_per_key=1e-300", "--bits_per_key=0.5",
+                     "--bits_per_key=1", "--fp_rate=0.9999999",
+                     "--fp_rate=0.5"):
+            for command in (["build", keys, "-o", out], ["bench"]):
+                with self.subTest(flag=flag, command=command[0]):
+                    result = self.check_run(command + [flag], code=EXIT_USAGE)
+                    self.assertIn("false-positive rate", result.stderr.decode())
+        self.assertFalse(os.path.exists(out))
+        self.check_run(["build", keys, "-o", out, "--fp_rate=0.3"])
+        self.check_run(["build", keys, "-o", out, "--bits_per_key=2"])
+
+
+class InteractiveQueryTest(CliTestCase):
+
+    def test_answers_each_line_on_a_terminal(self):
+        # Keys typed at a terminal are answered one line at a time, not when
+        # a batch of 1024 fills or the input ends.
+        f = self.build(numbered(b"k", 100))
+        master, slave = pty.openpty()
+        proc = subprocess.Popen([BLOCKBLOOM, "query", f], stdin=slave,
+                                stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+        os.close(slave)
+        try:
+            for key, answer in ((b"k5", b"1\n"), (b"not-there", b"0\n"),
+                                (b"k99", b"1\n")):
+                os.write(master, key + b"\n")
+                ready, _, _ = select.select([proc.stdout], [], [], 30)
+                self.assertTrue(ready, "no answer to %r before the input "
+                                "ended" % key)
+                self.assertEqual(os.read(proc.stdout.fileno(), 100), answer)
+            os.write(master, b"\x04")  # end of input
+            self.assertEqual(proc.wait(timeout=60), EXIT_OK)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            os.close(master)
+            proc.stdout.close()
+            proc.stderr.close()
 
 
 class BenchTest(CliTestCase):
