@@ -96,15 +96,23 @@ const std::vector<Command>& AllCommands() {
           "filter: a query reads one 64-byte block (GETRANGE), an add sets "
           "its bits in one atomic BITFIELD. Every subcommand takes --name "
           "(required) and --url (a standalone server or any node of a "
-          "cluster).\n\n"
-          "redis push FILTER [--shard_bytes=BYTES] [--expire=DURATION] "
+          "cluster). The password goes in --url, or better (ps shows "
+          "command lines) in --password_file or the environment variable "
+          "BLOCKBLOOM_REDIS_PASSWORD. A --name with '{' or '}' is a usage "
+          "error.\n\n"
+          "redis push FILTER [--shard_bytes=SIZE] [--expire=DURATION] "
           "[--replace]: uploads a filter file as the shared filter NAME. The "
           "file needs 64-byte blocks (build small filters with "
           "--nocompact_small_filters). The shards go up first and the "
           "metadata switches last, so with --replace readers see the old "
           "filter or the new one, never a mix. Redis stores only a "
           "fingerprint of the seed: the other subcommands need the filter's "
-          "--seed.\n\n"
+          "--seed. Until the filter is published its shards expire after 10 "
+          "minutes, so a killed push leaves nothing for long; Ctrl-C deletes "
+          "them at once. Every shard is checked after publishing: a server "
+          "that evicted some (maxmemory with an allkeys-* policy) fails the "
+          "push (exit 4) and the filter is removed; such a server is warned "
+          "about first (use maxmemory-policy noeviction).\n\n"
           "redis pull -o FILTER [--seed=S]: downloads the shared filter into "
           "a filter file (full encoding; the key count in its footer is "
           "estimated from the bits), written as by build -o (a file "
@@ -122,11 +130,13 @@ const std::vector<Command>& AllCommands() {
           "blocks_per_shard, ttl_seconds (null if none), estimated_keys, "
           "bits_per_key, estimated_fp_rate.\n\n"
           "redis delete: removes the metadata and every shard (nothing to do "
-          "if there is no such filter).\n\n"
+          "if there is no such filter), and the orphaned shards of NAME "
+          "that no published filter uses (left by an interrupted push; "
+          "found with SCAN).\n\n"
           "Redis errors (connection refused, a timeout, no such filter, a "
           "wrong seed) exit with status 4.",
-          {"url", "name", "seed", "shard_bytes", "expire", "replace", "o",
-           "count", "input_format", "json", "max_memory"},
+          {"url", "password_file", "name", "seed", "shard_bytes", "expire",
+           "replace", "o", "count", "input_format", "json", "max_memory"},
           &RunRedis,
       },
   };

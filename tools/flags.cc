@@ -66,13 +66,21 @@ ABSL_FLAG(std::string, url, "redis://127.0.0.1:6379",
           "redis://[[user]:password@]host[:port][/db] with query options "
           "?cluster=yes|no|auto, timeout=<ms> (per command, default 1000) "
           "and connect_timeout=<ms>.");
+ABSL_FLAG(std::string, password_file, "",
+          "A file whose first line is the Redis password, instead of putting "
+          "it in --url (where ps shows it). Without --password_file or a "
+          "password in --url, the environment variable "
+          "BLOCKBLOOM_REDIS_PASSWORD is used if set (as redis-cli's "
+          "REDISCLI_AUTH). For an ACL user: --url=redis://USER:@host.");
 ABSL_FLAG(std::string, name, "",
           "The shared filter's name in Redis (required; its keys are "
           "bb:{NAME} and bb:{NAME}:...).");
-ABSL_FLAG(uint64_t, shard_bytes, uint64_t{32} << 20,
+ABSL_FLAG(blockbloom::cli::ByteSize, shard_bytes,
+          blockbloom::cli::ByteSize{uint64_t{32} << 20},
           "Bytes of filter per Redis key (whole 64-byte blocks, at most 512 "
-          "MiB - 8): big filters are split so that no single key blocks the "
-          "server when it is created, moved or freed.");
+          "MiB - 8; suffixes K, M: 256K, 32M): big filters are split so that "
+          "no single key blocks the server when it is created, moved or "
+          "freed.");
 ABSL_FLAG(absl::Duration, expire, absl::InfiniteDuration(),
           "Expire every key of the shared filter after this long (e.g. 24h, "
           "90m); inf: never.");

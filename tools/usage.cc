@@ -74,9 +74,10 @@ std::string_view ValueName(std::string_view flag) {
       {"compact_small_filters", "true|false"},
       {"url", "URL"},
       {"name", "NAME"},
-      {"shard_bytes", "BYTES"},
+      {"shard_bytes", "SIZE"},
       {"expire", "DURATION"},
       {"max_memory", "SIZE"},
+      {"password_file", "PATH"},
   };
   for (const auto& [name, value] : kNames) {
     if (name == flag) return value;

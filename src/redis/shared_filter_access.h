@@ -3,11 +3,13 @@
 //   shared_filter_lifecycle.cc  create, open, delete, publish (shard writing)
 //   shared_filter_probe.cc      queries and adds (the pipelined hot path)
 //   shared_filter_admin.cc      expiry, checks, key counts, download
+//   shared_filter_orphans.cc    removing shards no published filter uses
 // SharedFilterAccess is the one friend of SharedFilter and Connection.
 #ifndef BLOCKBLOOM_SRC_REDIS_SHARED_FILTER_ACCESS_H_
 #define BLOCKBLOOM_SRC_REDIS_SHARED_FILTER_ACCESS_H_
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -271,10 +273,23 @@ struct SharedFilterAccess {
         absl::StrCat("shared filter ", Quoted(f.name_), ": ", s.message()));
   }
 
-  // Creates every shard at full size (zeros, then the trailer), with the
-  // TTL if any. `fill` (optional) writes the shard's non-zero bytes too.
-  static absl::Status CreateShards(SharedFilter& f, absl::Duration ttl,
-                                   const uint8_t* bits);
+  // Creates every shard at full size (zeros, then the trailer) with the
+  // pending expiry (kPendingShardTtl, renewed while it goes on). `bits`
+  // (optional) writes the shards' non-zero bytes too. Cancelled if
+  // `cancel` becomes true between round trips.
+  static absl::Status CreateShards(SharedFilter& f, const uint8_t* bits,
+                                   const std::atomic<bool>* cancel);
+  // Gives every shard its final expiry (`ttl`, or none): they become part
+  // of a filter. DataLoss naming a shard that is gone already (evicted, or
+  // expired during an upload paused for longer than kPendingShardTtl).
+  static absl::Status CommitShards(SharedFilter& f, absl::Duration ttl);
+  // CreateShards, CommitShards, then the metadata: SET NX, or SET GET when
+  // replacing. The SET's reply (nil if NX found the name taken; the old
+  // metadata when replacing). On any error the shards written are deleted.
+  static absl::StatusOr<Reply> Upload(SharedFilter& f, const Metadata& m,
+                                      const uint8_t* bits,
+                                      const SharedFilterOptions& options,
+                                      bool replace);
 
   // The shards named by a generation, for deleting them.
   static absl::Status DeleteKeys(Connection* connection,

@@ -73,16 +73,40 @@ absl::Status SharedFilterAccess::DeleteKeys(
 }
 
 absl::Status SharedFilterAccess::CreateShards(SharedFilter& f,
-                                              absl::Duration ttl,
-                                              const uint8_t* bits) {
+                                              const uint8_t* bits,
+                                              const std::atomic<bool>* cancel) {
   const std::string trailer = Trailer(f.generation_);
-  const bool expires = ttl != absl::InfiniteDuration();
+  const std::string pending_ms =
+      std::to_string(absl::ToInt64Milliseconds(kPendingShardTtl));
   std::string buffer;
   std::vector<size_t> ends;
   std::vector<Request> requests;
   std::vector<std::string> what;
   uint64_t allocated = 0;
+  uint64_t created = 0;  // shards [0, created) exist
+  absl::Time renewed = absl::Now();
+  auto add = [&](std::initializer_list<std::string_view> command, uint16_t slot,
+                 std::string_view doing, std::string_view key) {
+    AppendCommand(&buffer, command);
+    ends.push_back(buffer.size());
+    requests.push_back({slot, {}});
+    what.push_back(absl::StrCat(internal::Av(doing), " ", Quoted(key)));
+  };
   auto flush = [&]() -> absl::Status {
+    if (cancel != nullptr && cancel->load()) {
+      return absl::CancelledError(
+          absl::StrCat("shared filter ", Quoted(f.name_),
+                       ": interrupted before it was published"));
+    }
+    // An upload longer than a fraction of the pending expiry renews it on
+    // the shards written so far, so that none expires before the commit.
+    if (absl::Now() - renewed > kPendingShardTtl / 4) {
+      for (uint64_t i = 0; i < created; ++i) {
+        add({"PEXPIRE", f.shard_keys_[i], pending_ms}, f.shard_slots_[i],
+            "PEXPIRE", f.shard_keys_[i]);
+      }
+      renewed = absl::Now();
+    }
     allocated = 0;
     Bind(buffer, ends, &requests);
     std::vector<Reply> replies;
@@ -100,21 +124,13 @@ absl::Status SharedFilterAccess::CreateShards(SharedFilter& f,
     const std::string& key = f.shard_keys_[shard];
     const uint16_t slot = f.shard_slots_[shard];
     const uint64_t block_bytes = ShardBlocks(f, shard) * kBlockBytes;
-    // SETRANGE at the end allocates the whole string, zero-filled.
-    AppendCommand(&buffer,
-                  {"SETRANGE", key, std::to_string(block_bytes), trailer});
-    ends.push_back(buffer.size());
-    requests.push_back({slot, {}});
-    what.push_back(absl::StrCat("SETRANGE ", Quoted(key)));
+    // SETRANGE at the end allocates the whole string, zero-filled; the
+    // pending expiry follows in the same write.
+    add({"SETRANGE", key, std::to_string(block_bytes), trailer}, slot,
+        "SETRANGE", key);
+    add({"PEXPIRE", key, pending_ms}, slot, "PEXPIRE", key);
+    created = shard + 1;
     allocated += block_bytes;
-    if (expires) {
-      AppendCommand(&buffer, {"PEXPIRE", key,
-                              std::to_string(std::max<int64_t>(
-                                  1, absl::ToInt64Milliseconds(ttl)))});
-      ends.push_back(buffer.size());
-      requests.push_back({slot, {}});
-      what.push_back(absl::StrCat("PEXPIRE ", Quoted(key)));
-    }
     if (bits != nullptr) {
       // The non-zero pieces of the shard's bits (a sparse filter uploads
       // little).
@@ -128,13 +144,9 @@ absl::Status SharedFilterAccess::CreateShards(SharedFilter& f,
                         [](uint8_t b) { return b == 0; })) {
           continue;
         }
-        AppendCommand(
-            &buffer,
-            {"SETRANGE", key, std::to_string(offset),
-             std::string_view(reinterpret_cast<const char*>(piece), length)});
-        ends.push_back(buffer.size());
-        requests.push_back({slot, {}});
-        what.push_back(absl::StrCat("SETRANGE ", Quoted(key)));
+        add({"SETRANGE", key, std::to_string(offset),
+             std::string_view(reinterpret_cast<const char*>(piece), length)},
+            slot, "SETRANGE", key);
         if (requests.size() >= kTransfersPerRoundTrip) {
           if (absl::Status s = flush(); !s.ok()) return s;
         }
@@ -146,6 +158,99 @@ absl::Status SharedFilterAccess::CreateShards(SharedFilter& f,
     }
   }
   return requests.empty() ? absl::OkStatus() : flush();
+}
+
+absl::Status SharedFilterAccess::CommitShards(SharedFilter& f,
+                                              absl::Duration ttl) {
+  const bool persist = ttl == absl::InfiniteDuration();
+  const std::string ms =
+      std::to_string(std::max<int64_t>(1, absl::ToInt64Milliseconds(ttl)));
+  std::string buffer;
+  std::vector<size_t> ends;
+  std::vector<Request> requests;
+  for (uint64_t shard = 0; shard < f.num_shards_; ++shard) {
+    if (persist) {
+      AppendCommand(&buffer, {"PERSIST", f.shard_keys_[shard]});
+    } else {
+      AppendCommand(&buffer, {"PEXPIRE", f.shard_keys_[shard], ms});
+    }
+    ends.push_back(buffer.size());
+    requests.push_back({f.shard_slots_[shard], {}});
+  }
+  Bind(buffer, ends, &requests);
+  std::vector<Reply> replies;
+  if (absl::Status s = Run(f, requests, &replies); !s.ok()) return s;
+  for (size_t i = 0; i < replies.size(); ++i) {
+    const std::string& key = f.shard_keys_[i];
+    if (absl::Status s = internal::CheckReply(
+            *replies[i],
+            absl::StrCat(persist ? "PERSIST " : "PEXPIRE ", Quoted(key)));
+        !s.ok()) {
+      return s;
+    }
+    // Every shard has the pending expiry: 0 means the key is gone.
+    if (replies[i]->integer != 1) {
+      return absl::DataLossError(absl::StrCat(
+          "shared filter ", Quoted(f.name_), ": shard ", Quoted(key),
+          " disappeared while the filter was being uploaded (evicted by a "
+          "server short of memory, deleted, or expired after an upload "
+          "paused for more than ",
+          absl::FormatDuration(kPendingShardTtl), "); nothing was published"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Reply> SharedFilterAccess::Upload(
+    SharedFilter& f, const Metadata& m, const uint8_t* bits,
+    const SharedFilterOptions& options, bool replace) {
+  Connection* connection = f.connection_;
+  auto fail = [&](absl::Status status) {
+    DeleteKeys(connection, f.shard_keys_).IgnoreError();
+    return status;
+  };
+  if (absl::Status s = CreateShards(f, bits, options.cancel); !s.ok()) {
+    return fail(s);
+  }
+  if (options.cancel != nullptr && options.cancel->load()) {
+    return fail(absl::CancelledError(
+        absl::StrCat("shared filter ", Quoted(f.name_),
+                     ": interrupted before it was published")));
+  }
+  // The shards' final expiry first, then the metadata: a process killed
+  // between the two (one round trip) leaves shards that DeleteOrphans
+  // finds, never a published filter whose shards are about to expire.
+  if (absl::Status s = CommitShards(f, options.ttl); !s.ok()) return fail(s);
+  if (options.cancel != nullptr && options.cancel->load()) {
+    return fail(absl::CancelledError(
+        absl::StrCat("shared filter ", Quoted(f.name_),
+                     ": interrupted before it was published")));
+  }
+  const std::string value = internal::EncodeMetadata(m);
+  std::vector<std::string_view> args = {"SET", f.meta_key_, value,
+                                        replace ? "GET" : "NX"};
+  std::string ttl_ms;
+  if (options.ttl != absl::InfiniteDuration()) {
+    ttl_ms = std::to_string(
+        std::max<int64_t>(1, absl::ToInt64Milliseconds(options.ttl)));
+    args.push_back("PX");
+    args.push_back(ttl_ms);
+  }
+  std::string set;
+  AppendArrayHeader(&set, args.size());
+  for (std::string_view arg : args) AppendArg(&set, arg);
+  auto reply =
+      router(connection).ExecuteOne(internal::KeySlot(f.meta_key_), set);
+  if (!reply.ok()) return fail(reply.status());
+  if (absl::Status s = internal::CheckReply(
+          **reply, absl::StrCat("SET ", Quoted(f.meta_key_)));
+      !s.ok()) {
+    return fail(s);
+  }
+  if (!replace && (*reply)->type == REDIS_REPLY_NIL) {
+    DeleteKeys(connection, f.shard_keys_).IgnoreError();
+  }
+  return std::move(*reply);
 }
 
 // ---------------------------------------------------------------------------
@@ -165,36 +270,13 @@ absl::StatusOr<SharedFilter> SharedFilter::Create(
   // Shards first, under a generation nobody else uses; then the metadata
   // with NX. An opener therefore never sees metadata without its shards, and
   // of two creators exactly one wins (the other removes its shards).
-  if (absl::Status s =
-          SharedFilterAccess::CreateShards(f, options.ttl, nullptr);
-      !s.ok()) {
-    SharedFilterAccess::DeleteKeys(connection, f.shard_keys_).IgnoreError();
-    return s;
-  }
-  std::string set;
-  const std::string value = internal::EncodeMetadata(*metadata);
-  if (options.ttl != absl::InfiniteDuration()) {
-    AppendCommand(&set, {"SET", f.meta_key_, value, "NX", "PX",
-                         std::to_string(std::max<int64_t>(
-                             1, absl::ToInt64Milliseconds(options.ttl)))});
-  } else {
-    AppendCommand(&set, {"SET", f.meta_key_, value, "NX"});
-  }
-  auto reply = SharedFilterAccess::router(connection)
-                   .ExecuteOne(internal::KeySlot(f.meta_key_), set);
-  absl::Status status = reply.status();
-  if (status.ok()) {
-    status = internal::CheckReply(**reply,
-                                  absl::StrCat("SET ", Quoted(f.meta_key_)));
-  }
-  if (status.ok() && (*reply)->type == REDIS_REPLY_NIL) {
-    status = absl::AlreadyExistsError(absl::StrCat(
+  auto reply =
+      SharedFilterAccess::Upload(f, *metadata, nullptr, options, false);
+  if (!reply.ok()) return reply.status();
+  if ((*reply)->type == REDIS_REPLY_NIL) {
+    return absl::AlreadyExistsError(absl::StrCat(
         "a shared filter named ", Quoted(name), " already exists (Redis key ",
         Quoted(f.meta_key_), "); Open it, or Delete it first"));
-  }
-  if (!status.ok()) {
-    SharedFilterAccess::DeleteKeys(connection, f.shard_keys_).IgnoreError();
-    return status;
   }
   return f;
 }
@@ -311,42 +393,15 @@ absl::StatusOr<SharedFilter> SharedFilter::Publish(
   if (!metadata.ok()) return metadata.status();
   SharedFilter f = SharedFilterAccess::Make(
       connection, name, options.key_prefix, *metadata, filter.seed());
-  if (absl::Status s = SharedFilterAccess::CreateShards(f, options.ttl,
-                                                        filter.bits().data());
-      !s.ok()) {
-    SharedFilterAccess::DeleteKeys(connection, f.shard_keys_).IgnoreError();
-    return s;
-  }
-  // Switch the metadata to the new generation in one command: readers that
-  // open the filter see the old shards or the new ones, never a mix.
-  const std::string value = internal::EncodeMetadata(*metadata);
-  std::vector<std::string_view> args = {"SET", f.meta_key_, value,
-                                        replace ? "GET" : "NX"};
-  std::string ttl_ms;
-  if (options.ttl != absl::InfiniteDuration()) {
-    ttl_ms = std::to_string(
-        std::max<int64_t>(1, absl::ToInt64Milliseconds(options.ttl)));
-    args.push_back("PX");
-    args.push_back(ttl_ms);
-  }
-  std::string set;
-  AppendArrayHeader(&set, args.size());
-  for (std::string_view arg : args) AppendArg(&set, arg);
-  auto reply = SharedFilterAccess::router(connection)
-                   .ExecuteOne(internal::KeySlot(f.meta_key_), set);
-  absl::Status status = reply.status();
-  if (status.ok()) {
-    status = internal::CheckReply(**reply,
-                                  absl::StrCat("SET ", Quoted(f.meta_key_)));
-  }
-  if (status.ok() && !replace && (*reply)->type == REDIS_REPLY_NIL) {
-    status = absl::AlreadyExistsError(
+  // The metadata switches to the new generation in one command: readers
+  // that open the filter see the old shards or the new ones, never a mix.
+  auto reply = SharedFilterAccess::Upload(f, *metadata, filter.bits().data(),
+                                          options, replace);
+  if (!reply.ok()) return reply.status();
+  if (!replace && (*reply)->type == REDIS_REPLY_NIL) {
+    return absl::AlreadyExistsError(
         absl::StrCat("a shared filter named ", Quoted(name),
                      " already exists; publish with replace to overwrite it"));
-  }
-  if (!status.ok()) {
-    SharedFilterAccess::DeleteKeys(connection, f.shard_keys_).IgnoreError();
-    return status;
   }
   if (replace && (*reply)->type == REDIS_REPLY_STRING) {
     // The previous generation's shards, if it was a filter of ours.
@@ -363,7 +418,39 @@ absl::StatusOr<SharedFilter> SharedFilter::Publish(
       }
     }
   }
+  // Every shard still there? A server that evicts keys (maxmemory with an
+  // allkeys-* policy) may have dropped some while it made room for the
+  // others: say so now rather than let every query fail later.
+  if (absl::Status s = f.Check(); !s.ok()) {
+    if (absl::IsDataLoss(s) || absl::IsNotFound(s)) {
+      // Ours to remove only while the metadata still names our generation.
+      std::string get;
+      AppendCommand(&get, {"GET", f.meta_key_});
+      auto current = SharedFilterAccess::router(connection)
+                         .ExecuteOne(internal::KeySlot(f.meta_key_), get);
+      if (current.ok() && (*current)->type == REDIS_REPLY_STRING) {
+        auto m = internal::ParseMetadata(ReplyText(**current), f.meta_key_);
+        if (m.ok() && m->generation == metadata->generation) {
+          SharedFilterAccess::DeleteKeys(connection, f.RedisKeys())
+              .IgnoreError();
+        }
+      } else {
+        SharedFilterAccess::DeleteKeys(connection, f.shard_keys_).IgnoreError();
+      }
+      return absl::DataLossError(absl::StrCat(
+          s.message(),
+          ". It was found so right after publishing, so it was removed "
+          "again: the server probably evicts keys when short of memory "
+          "(maxmemory with an allkeys-* policy); give it more memory or "
+          "use maxmemory-policy noeviction"));
+    }
+    return s;
+  }
   return f;
+}
+
+absl::Status SharedFilter::ValidateName(std::string_view name) {
+  return internal::ValidateName(name);
 }
 
 SharedFilter::SharedFilter(SharedFilter&&) noexcept = default;
