@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,7 +59,22 @@ double MedianNsPerItem(uint64_t items, Fn fn) {
 
 }  // namespace
 
+static int RunBenchUnguarded(const std::vector<std::string>& args);
+
 int RunBench(const std::vector<std::string>& args) {
+  try {
+    return RunBenchUnguarded(args);
+  } catch (const std::bad_alloc&) {
+    return UsageError(
+        kCommand,
+        absl::StrFormat("out of memory for --keys=%d (about %d bytes of keys "
+                        "and a filter): give fewer keys",
+                        absl::GetFlag(FLAGS_keys),
+                        absl::GetFlag(FLAGS_keys) * 34));
+  }
+}
+
+static int RunBenchUnguarded(const std::vector<std::string>& args) {
   if (!args.empty()) {
     return UsageError(kCommand, "takes no arguments, only flags");
   }

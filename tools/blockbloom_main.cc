@@ -11,6 +11,7 @@
 // <name>_command.cc and is described by its row in commands.cc, from which
 // `blockbloom help` is generated.
 #include <cstdio>
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -112,7 +113,15 @@ int Main(int argc, char** argv) {
     }
   }
   SetGivenFlags(std::move(given));
-  return command->run(rest);
+  try {
+    return command->run(rest);
+  } catch (const std::bad_alloc&) {
+    // The commands bound what they allocate (--max_memory); this is the net
+    // under them: a message and exit 2 rather than an abort.
+    return Fail(command->name, kExitBadInput,
+                "out of memory (is the address space or data size limited? "
+                "ulimit -v, ulimit -d)");
+  }
 }
 
 }  // namespace

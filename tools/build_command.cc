@@ -135,6 +135,8 @@ int RunBuild(const std::vector<std::string>& args) {
   absl::StatusOr<std::unique_ptr<KeyReader>> reader =
       KeyReader::Open(input, *format);
   if (!reader.ok()) return Fail(kCommand, kExitBadInput, reader.status());
+  (*reader)->set_max_key_bytes(absl::GetFlag(FLAGS_max_memory).bytes,
+                               "--max_memory");
   struct stat input_stat;
   if (::fstat((*reader)->fd(), &input_stat) == 0 &&
       out->IsSameRegularFile(input_stat)) {

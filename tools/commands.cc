@@ -31,7 +31,7 @@ const std::vector<Command>& AllCommands() {
           "directory, a block device or a socket is refused (see -o).",
           {"bits_per_key", "fp_rate", "seed", "compact_small_filters",
            "compression", "zstd_level", "encoding", "input_format", "o",
-           "quiet"},
+           "quiet", "max_memory"},
           &RunBuild,
       },
       {

@@ -91,10 +91,12 @@ ABSL_FLAG(bool, replace, false,
 ABSL_FLAG(blockbloom::cli::ByteSize, max_memory,
           blockbloom::cli::ByteSize{uint64_t{1} << 30},
           "The most memory a filter file may take when it cannot be probed "
-          "where it is: the bits of a zstd filter once decompressed, or a "
+          "where it is: the bits of a zstd filter once decompressed, a "
           "filter read from standard input, a pipe or a device (regular "
-          "files are mapped, not read: their size does not count). A bigger "
-          "filter is refused (exit 2) before anything is allocated. Giving "
+          "files are mapped, not read: their size does not count), a filter "
+          "pulled from Redis; and the longest key read (an input that is "
+          "not a list of keys, such as /dev/zero, stops there). A bigger "
+          "filter or key is refused (exit 2) before it is allocated. Giving "
           "it also lifts the reader's cap on the compression ratio (1024x "
           "past 64 MiB of bits, against decompression bombs): you vouch for "
           "the file, and the size is the only limit. Suffixes K, M, G, T "

@@ -58,9 +58,10 @@ const std::vector<Subcommand>& Subcommands() {
       {"push",
        {"url", "password_file", "name", "shard_bytes", "expire", "replace",
         "max_memory"}},
-      {"pull", {"url", "password_file", "name", "seed", "o"}},
+      {"pull", {"url", "password_file", "name", "seed", "o", "max_memory"}},
       {"query",
-       {"url", "password_file", "name", "seed", "count", "input_format"}},
+       {"url", "password_file", "name", "seed", "count", "input_format",
+        "max_memory"}},
       {"info", {"url", "password_file", "name", "seed", "json"}},
       {"delete", {"url", "password_file", "name"}},
   };
@@ -369,6 +370,18 @@ int Pull(const std::vector<std::string>& args) {
   if (c.exit_code != kExitOk) return c.exit_code;
   absl::StatusOr<redis::SharedFilter> shared = OpenShared(c);
   if (!shared.ok()) return RedisError(c, shared.status());
+  // The whole filter is held in memory to be written: within --max_memory.
+  const uint64_t bits_bytes = shared->shape().size_bytes();
+  const uint64_t max_memory = absl::GetFlag(FLAGS_max_memory).bytes;
+  if (bits_bytes > max_memory) {
+    return Fail(
+        kCommand, kExitBadInput,
+        absl::StrFormat("%s: shared filter %s holds %d bytes of bits, "
+                        "over --max_memory=%s; give --max_memory=%s "
+                        "(or more) to pull it",
+                        c.where, Quoted(shared->name()), bits_bytes,
+                        SizeForFlag(max_memory), SizeForFlag(bits_bytes)));
+  }
   absl::StatusOr<std::string> block = shared->Download();
   if (!block.ok()) return RedisError(c, block.status());
   if (absl::Status s = out->Write(*block); !s.ok()) {
@@ -399,6 +412,8 @@ int Query(const std::vector<std::string>& args) {
   absl::StatusOr<std::unique_ptr<KeyReader>> reader =
       KeyReader::Open(keys_path, *format);
   if (!reader.ok()) return Fail(kCommand, kExitBadInput, reader.status());
+  (*reader)->set_max_key_bytes(absl::GetFlag(FLAGS_max_memory).bytes,
+                               "--max_memory");
   Connected c = Connect();
   if (c.exit_code != kExitOk) return c.exit_code;
   absl::StatusOr<redis::SharedFilter> shared = OpenShared(c);
