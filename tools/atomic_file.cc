@@ -127,7 +127,8 @@ absl::Status CopyOwnerAndMode(int fd, const struct stat& replaced,
     if (errno != EPERM) {
       return absl::ErrnoToStatus(errno, "cannot set the owner of " + path);
     }
-    (void)::fchown(fd, static_cast<uid_t>(-1), replaced.st_gid);
+    // Not allowed either: the file stays in our group.
+    (void)!::fchown(fd, static_cast<uid_t>(-1), replaced.st_gid);
   }
   if (::fchmod(fd, replaced.st_mode & 0777) != 0) {
     return absl::ErrnoToStatus(errno, "cannot set the mode of " + path);
