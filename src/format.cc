@@ -322,6 +322,17 @@ absl::StatusOr<Parsed> ParseFull(absl::Span<const uint8_t> block,
           " bytes, over ReadOptions::max_decompressed_bytes = ",
           options.max_decompressed_bytes));
     }
+    // bits > ratio * payload, without overflow (bits_bytes >= 1 here).
+    const uint64_t ratio = options.max_decompression_ratio;
+    if (ratio != 0 && info.bits_bytes > ReadOptions::kRatioFreeBytes &&
+        (info.bits_bytes - 1) / ratio >= info.payload_bytes) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "blockbloom filter: ", info.payload_bytes,
+          " bytes of zstd data claim ", info.bits_bytes,
+          " bytes of bits, over ReadOptions::max_decompression_ratio = ", ratio,
+          " times as many (refused as a possible decompression "
+          "bomb)"));
+    }
     if (info.payload_bytes > ZSTD_compressBound(info.bits_bytes)) {
       return Corrupt(absl::StrCat("inconsistent sizes: ", info.payload_bytes,
                                   " compressed bytes for ", info.bits_bytes,

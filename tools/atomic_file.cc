@@ -95,6 +95,49 @@ mode_t CurrentUmask() {
   return mask;
 }
 
+// ".NAME.tmp-XXXXXX" beside `base`, NAME cut so that the whole stays within
+// `name_max` bytes: an output name as long as the file system allows must
+// still get a temporary name beside it (a 254-byte name would otherwise
+// need 266).
+std::string TemporaryBase(const std::string& base, size_t name_max) {
+  constexpr absl::string_view kPrefix = ".";
+  constexpr absl::string_view kSuffix = ".tmp-XXXXXX";
+  const size_t fixed = kPrefix.size() + kSuffix.size();
+  std::string name = base;
+  if (name_max > fixed && name.size() > name_max - fixed) {
+    name.resize(name_max - fixed);
+  }
+  return absl::StrCat(kPrefix, name, kSuffix);
+}
+
+// The longest file name in `dir` (NAME_MAX, 255 on Linux file systems).
+size_t NameMax(const std::string& dir) {
+  errno = 0;
+  const long limit = ::pathconf(dir.c_str(), _PC_NAME_MAX);
+  return limit > 0 ? static_cast<size_t>(limit) : 255;
+}
+
+// Gives the new file `replaced`'s owner, group and permission bits, as far
+// as this process may: root sets any owner; others can set a group they
+// belong to. Not being allowed is not an error (the file is then ours, with
+// the old permission bits). Owner first: chown clears set-id bits.
+absl::Status CopyOwnerAndMode(int fd, const struct stat& replaced,
+                              const std::string& path) {
+  if (::fchown(fd, replaced.st_uid, replaced.st_gid) != 0) {
+    if (errno != EPERM) {
+      return absl::ErrnoToStatus(errno, "cannot set the owner of " + path);
+    }
+    // Not allowed either: the file stays in our group.
+    (void)!::fchown(fd, static_cast<uid_t>(-1), replaced.st_gid);
+  }
+  if (::fchmod(fd, replaced.st_mode & 0777) != 0) {
+    return absl::ErrnoToStatus(errno, "cannot set the mode of " + path);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status WriteAll(int fd, std::string_view data, const std::string& name) {
   while (!data.empty()) {
     const ssize_t wrote = ::write(fd, data.data(), data.size());
@@ -107,18 +150,16 @@ absl::Status WriteAll(int fd, std::string_view data, const std::string& name) {
   return absl::OkStatus();
 }
 
-}  // namespace
-
-absl::Status WriteFileAtomically(const std::string& path,
-                                 std::string_view data) {
+absl::Status WriteFileAtomically(const std::string& path, std::string_view data,
+                                 const struct stat* replaced) {
   std::string dir, base;
   SplitPath(path, &dir, &base);
-  if (base.empty()) {
+  if (base.empty() || base == "." || base == "..") {
     return absl::InvalidArgumentError(
         absl::StrCat("cannot write ", path, ": not a file name"));
   }
   // A hidden name beside the destination; mkstemp fills in the X's.
-  std::string temp = absl::StrCat(dir, "/.", base, ".tmp-XXXXXX");
+  std::string temp = absl::StrCat(dir, "/", TemporaryBase(base, NameMax(dir)));
   std::vector<char> temp_buf(temp.begin(), temp.end());
   temp_buf.push_back('\0');
   TempFileCleanup cleanup;
@@ -130,9 +171,13 @@ absl::Status WriteFileAtomically(const std::string& path,
   temp.assign(temp_buf.data());
 
   absl::Status status = WriteAll(fd, data, path);
-  // mkstemp makes the file 0600; give it what open(O_CREAT, 0666) would.
-  if (status.ok() && ::fchmod(fd, 0666 & ~CurrentUmask()) != 0) {
-    status = absl::ErrnoToStatus(errno, "cannot set the mode of " + path);
+  if (status.ok()) {
+    if (replaced != nullptr) {
+      status = CopyOwnerAndMode(fd, *replaced, path);
+    } else if (::fchmod(fd, 0666 & ~CurrentUmask()) != 0) {
+      // mkstemp makes the file 0600; give it what open(O_CREAT, 0666) would.
+      status = absl::ErrnoToStatus(errno, "cannot set the mode of " + path);
+    }
   }
   if (status.ok() && ::fsync(fd) != 0) {
     status = absl::ErrnoToStatus(errno, "error writing " + path);
@@ -142,7 +187,7 @@ absl::Status WriteFileAtomically(const std::string& path,
   }
   if (status.ok() && ::rename(temp.c_str(), path.c_str()) != 0) {
     status = absl::ErrnoToStatus(
-        errno, absl::StrCat("cannot rename ", temp, " to ", path));
+        errno, absl::StrCat("cannot put the new file in place at ", path));
   }
   if (!status.ok()) ::unlink(temp.c_str());
   return status;

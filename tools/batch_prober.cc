@@ -1,5 +1,7 @@
 #include "tools/batch_prober.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <utility>
 
@@ -43,7 +45,7 @@ absl::Status BatchProber::Flush() {
   }
   for (size_t i = 0; i < n; ++i) {
     may_contain_ += results_[i];
-    if (!count_only_) std::fputs(results_[i] ? "1\n" : "0\n", stdout);
+    if (!count_only_) Print(results_[i] ? "1\n" : "0\n");
   }
   queried_ += n;
   arena_.clear();
@@ -55,10 +57,17 @@ int ProbeKeys(const char* command, KeyReader* reader, size_t batch_keys,
               size_t batch_bytes, const ProbeFunction& probe,
               const std::function<int(const absl::Status&)>& probe_error) {
   const bool count_only = absl::GetFlag(FLAGS_count);
-  BatchProber prober(batch_keys, batch_bytes, count_only, probe);
+  // Keys typed at a terminal are answered as each line is entered, not when
+  // a batch fills or the input ends.
+  const bool interactive = ::isatty(reader->fd()) == 1;
+  BatchProber prober(interactive ? 1 : batch_keys, batch_bytes, count_only,
+                     probe);
   std::string_view key;
   absl::Status status;
-  while (status.ok() && reader->Next(&key)) status = prober.Add(key);
+  while (status.ok() && reader->Next(&key)) {
+    status = prober.Add(key);
+    if (interactive) std::fflush(stdout);
+  }
   if (status.ok()) status = prober.Flush();
   // Answers printed so far stay printed: they are right for those keys.
   if (!status.ok()) {
@@ -73,12 +82,9 @@ int ProbeKeys(const char* command, KeyReader* reader, size_t batch_keys,
     JsonObject json;
     json.Add("queried", prober.queried());
     json.Add("may_contain", prober.may_contain());
-    std::fputs((json.str() + "\n").c_str(), stdout);
+    Print(json.str() + "\n");
   }
-  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    return Fail(command, kExitWriteError, "error writing standard output");
-  }
-  return kExitOk;
+  return FinishOutput(command);
 }
 
 }  // namespace blockbloom::cli

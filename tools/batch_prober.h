@@ -50,11 +50,12 @@ class BatchProber {
   uint64_t may_contain_ = 0;
 };
 
-// The body of a query command: probes every key of `reader` with `probe`,
-// prints the answers (or, with --count, {"queried": N, "may_contain": M})
-// and checks standard output. Answers printed before an error stay printed:
-// they are right for those keys. A failed probe is reported by
-// `probe_error` (which returns the exit code), a bad input as kExitBadInput
+// The body of a query command: probes every key of `reader` with `probe`
+// (a batch at a time, or each key as it comes when the input is a
+// terminal), prints the answers (or, with --count, {"queried": N,
+// "may_contain": M}) and checks standard output. Answers printed before an
+// error stay printed: they are right for those keys. A failed probe is reported
+// by `probe_error` (which returns the exit code), a bad input as kExitBadInput
 // of `command`.
 int ProbeKeys(const char* command, KeyReader* reader, size_t batch_keys,
               size_t batch_bytes, const ProbeFunction& probe,

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,7 +59,22 @@ double MedianNsPerItem(uint64_t items, Fn fn) {
 
 }  // namespace
 
+static int RunBenchUnguarded(const std::vector<std::string>& args);
+
 int RunBench(const std::vector<std::string>& args) {
+  try {
+    return RunBenchUnguarded(args);
+  } catch (const std::bad_alloc&) {
+    return UsageError(
+        kCommand,
+        absl::StrFormat("out of memory for --keys=%d (about %d bytes of keys "
+                        "and a filter): give fewer keys",
+                        absl::GetFlag(FLAGS_keys),
+                        absl::GetFlag(FLAGS_keys) * 34));
+  }
+}
+
+static int RunBenchUnguarded(const std::vector<std::string>& args) {
   if (!args.empty()) {
     return UsageError(kCommand, "takes no arguments, only flags");
   }
@@ -150,8 +166,8 @@ int RunBench(const std::vector<std::string>& args) {
                         "(median of %d runs, 16-byte keys, absent keys for "
                         "the probes; unpinned: see docs/BENCHMARKS.md)\n",
                         kRuns);
-  std::fputs(out.c_str(), stdout);
-  return kExitOk;
+  Print(out);
+  return FinishOutput(kCommand);
 }
 
 }  // namespace blockbloom::cli

@@ -11,6 +11,7 @@
 // <name>_command.cc and is described by its row in commands.cc, from which
 // `blockbloom help` is generated.
 #include <cstdio>
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/str_cat.h"
+#include "tools/command_line.h"
 #include "tools/commands.h"
 #include "tools/exit_codes.h"
 #include "tools/flags.h"
@@ -37,25 +39,6 @@ namespace {
 constexpr std::string_view kGlobalFlags[] = {"flagfile", "fromenv",
                                              "tryfromenv", "undefok"};
 
-bool IsHelpFlag(std::string_view arg) {
-  return arg == "-h" || arg == "--help" || arg == "-help" ||
-         arg == "--helpshort" || arg == "-helpshort";
-}
-
-// The flag named by a command-line argument, or "" if the argument is not a
-// flag ("-" and non-dash arguments are positional). "--nofoo" names "foo"
-// when foo is a flag (absl's spelling of --foo=false).
-std::string FlagName(std::string_view arg) {
-  if (arg.size() < 2 || arg[0] != '-') return "";
-  arg.remove_prefix(arg[1] == '-' ? 2 : 1);
-  std::string name(arg.substr(0, arg.find('=')));
-  if (absl::FindCommandLineFlag(name) == nullptr && name.rfind("no", 0) == 0 &&
-      absl::FindCommandLineFlag(name.substr(2)) != nullptr) {
-    name = name.substr(2);
-  }
-  return name;
-}
-
 int Main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Build, inspect, query, benchmark and share (Redis) blockbloom filter "
@@ -69,26 +52,18 @@ int Main(int argc, char** argv) {
 
   // --help is ours (absl's exits with status 1 and knows no commands): take
   // it out before absl parses, and note which flags are given so that each
-  // command accepts only its own.
-  bool help = false;
-  std::vector<char*> args;
-  std::vector<std::string> given;
-  bool flags_ended = false;
-  for (int i = 0; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (i > 0 && !flags_ended) {
-      if (arg == "--") {
-        flags_ended = true;
-      } else if (IsHelpFlag(arg)) {
-        help = true;
-        continue;
-      } else if (std::string name = FlagName(arg); !name.empty()) {
-        given.push_back(std::move(name));
-      }
-    }
-    args.push_back(argv[i]);
+  // command accepts only its own. Unknown flags and bad values are reported
+  // here, in the tool's words, so that absl's parser meets none.
+  ScannedCommandLine scanned = ScanCommandLine(argc, argv);
+  if (!scanned.error.empty()) {
+    return UsageError(
+        FindCommand(scanned.command) != nullptr ? scanned.command : "",
+        scanned.error);
   }
-  // Exits with status 1 on an unknown flag or a bad value.
+  bool help = scanned.help;
+  std::vector<char*> args;
+  for (std::string& arg : scanned.args) args.push_back(arg.data());
+  std::vector<std::string> given = std::move(scanned.given);
   const std::vector<char*> positional =
       absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
   std::vector<std::string> rest(positional.begin() + 1, positional.end());
@@ -109,8 +84,8 @@ int Main(int argc, char** argv) {
   }
   if (command_name.empty()) {
     if (help) {
-      std::fputs(FullHelp().c_str(), stdout);
-      return kExitOk;
+      Print(FullHelp());
+      return FinishOutput("");
     }
     std::fputs("blockbloom: error: no command given\n", stderr);
     std::fputs(ShortUsage().c_str(), stderr);
@@ -123,9 +98,8 @@ int Main(int argc, char** argv) {
                                        "query, bench, redis"));
   }
   if (help) {
-    std::fputs((CommandHelp(*command) + "\n" + ExitCodesHelp()).c_str(),
-               stdout);
-    return kExitOk;
+    Print(CommandHelp(*command) + "\n" + ExitCodesHelp());
+    return FinishOutput(command->name);
   }
   for (const std::string& name : given) {
     bool ok = false;
@@ -139,7 +113,15 @@ int Main(int argc, char** argv) {
     }
   }
   SetGivenFlags(std::move(given));
-  return command->run(rest);
+  try {
+    return command->run(rest);
+  } catch (const std::bad_alloc&) {
+    // The commands bound what they allocate (--max_memory); this is the net
+    // under them: a message and exit 2 rather than an abort.
+    return Fail(command->name, kExitBadInput,
+                "out of memory (is the address space or data size limited? "
+                "ulimit -v, ulimit -d)");
+  }
 }
 
 }  // namespace

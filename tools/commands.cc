@@ -15,13 +15,23 @@ const std::vector<Command>& AllCommands() {
           "writes its serialized block (docs/FORMAT.md) to OUTPUT. Keys can "
           "be any length. Empty input gives a valid filter that contains "
           "nothing.\n\n"
-          "Prints the keys read, the bytes written, bits per key and the "
-          "estimated false-positive rate. Shows a progress bar on stderr "
+          "Prints the keys read and added (the filter is sized for the keys "
+          "added: adjacent duplicates count once, other repeats again), the "
+          "distinct keys estimated from the bits set (a note on stderr says "
+          "when the input repeats keys, and how to deduplicate), the bytes "
+          "written, bits per key and the estimated false-positive rate. A "
+          "sizing whose false-positive rate would be 50% or more is refused "
+          "(exit 1). Shows a progress bar on stderr "
           "while reading when stderr is a terminal, unless --quiet. On any "
-          "error nothing is written (an existing OUTPUT is left as it was).",
+          "error nothing is written (an existing OUTPUT is left as it "
+          "was).\n\n"
+          "OUTPUT is never the INPUT (the same file by any name is refused "
+          "before reading). A file is replaced atomically and keeps its mode "
+          "and owner; a character device or a FIFO is written into; a "
+          "directory, a block device or a socket is refused (see -o).",
           {"bits_per_key", "fp_rate", "seed", "compact_small_filters",
            "compression", "zstd_level", "encoding", "input_format", "o",
-           "quiet"},
+           "quiet", "max_memory"},
           &RunBuild,
       },
       {
@@ -45,7 +55,7 @@ const std::vector<Command>& AllCommands() {
           "total_bits, fill_ratio, expected_fill_ratio, estimated_fp_rate, "
           "fp_rate_basis (num_keys or estimated_keys), estimated_keys, "
           "estimated_keys_stderr (the last two null if every bit is set).",
-          {"json"},
+          {"json", "max_memory"},
           &RunInfo,
       },
       {
@@ -54,9 +64,12 @@ const std::vector<Command>& AllCommands() {
           "Ask a filter file about keys.",
           "Reads keys from KEYS (standard input if omitted or -) and prints "
           "one line per key: 1 if it may be in the set, 0 if it is "
-          "definitely not. With --count, prints one JSON object instead: "
-          "{\"queried\": N, \"may_contain\": M}.",
-          {"count", "input_format"},
+          "definitely not. Keys typed at a terminal are answered line by "
+          "line. With --count, prints one JSON object instead: "
+          "{\"queried\": N, \"may_contain\": M}.\n\n"
+          "FILTER is mapped, not read into memory; a zstd filter, or one "
+          "from a pipe, is held in memory up to --max_memory.",
+          {"count", "input_format", "max_memory"},
           &RunQuery,
       },
       {
@@ -83,18 +96,27 @@ const std::vector<Command>& AllCommands() {
           "filter: a query reads one 64-byte block (GETRANGE), an add sets "
           "its bits in one atomic BITFIELD. Every subcommand takes --name "
           "(required) and --url (a standalone server or any node of a "
-          "cluster).\n\n"
-          "redis push FILTER [--shard_bytes=BYTES] [--expire=DURATION] "
+          "cluster). The password goes in --url, or better (ps shows "
+          "command lines) in --password_file or the environment variable "
+          "BLOCKBLOOM_REDIS_PASSWORD. A --name with '{' or '}' is a usage "
+          "error.\n\n"
+          "redis push FILTER [--shard_bytes=SIZE] [--expire=DURATION] "
           "[--replace]: uploads a filter file as the shared filter NAME. The "
           "file needs 64-byte blocks (build small filters with "
           "--nocompact_small_filters). The shards go up first and the "
           "metadata switches last, so with --replace readers see the old "
           "filter or the new one, never a mix. Redis stores only a "
           "fingerprint of the seed: the other subcommands need the filter's "
-          "--seed.\n\n"
+          "--seed. Until the filter is published its shards expire after 10 "
+          "minutes, so a killed push leaves nothing for long; Ctrl-C deletes "
+          "them at once. Every shard is checked after publishing: a server "
+          "that evicted some (maxmemory with an allkeys-* policy) fails the "
+          "push (exit 4) and the filter is removed; such a server is warned "
+          "about first (use maxmemory-policy noeviction).\n\n"
           "redis pull -o FILTER [--seed=S]: downloads the shared filter into "
           "a filter file (full encoding; the key count in its footer is "
-          "estimated from the bits), written atomically as by build.\n\n"
+          "estimated from the bits), written as by build -o (a file "
+          "atomically; a device or pipe into).\n\n"
           "redis query [--count] [--input_format=lines|lenprefixed] [--seed=S] "
           "[KEYS|-]: like query, one line per key (1: may be in the set, 0: "
           "definitely not) or, with --count, {\"queried\": N, "
@@ -108,11 +130,13 @@ const std::vector<Command>& AllCommands() {
           "blocks_per_shard, ttl_seconds (null if none), estimated_keys, "
           "bits_per_key, estimated_fp_rate.\n\n"
           "redis delete: removes the metadata and every shard (nothing to do "
-          "if there is no such filter).\n\n"
+          "if there is no such filter), and the orphaned shards of NAME "
+          "that no published filter uses (left by an interrupted push; "
+          "found with SCAN).\n\n"
           "Redis errors (connection refused, a timeout, no such filter, a "
           "wrong seed) exit with status 4.",
-          {"url", "name", "seed", "shard_bytes", "expire", "replace", "o",
-           "count", "input_format", "json"},
+          {"url", "password_file", "name", "seed", "shard_bytes", "expire",
+           "replace", "o", "count", "input_format", "json", "max_memory"},
           &RunRedis,
       },
   };

@@ -5,7 +5,11 @@
 
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "blockbloom/sizing.h"
 
 // Help texts are shown under each command by `blockbloom help` (usage.cc).
 ABSL_FLAG(double, bits_per_key, 10,
@@ -39,9 +43,14 @@ ABSL_FLAG(std::string, input_format, "lines",
           "part of the key; an empty line is the empty key). lenprefixed: "
           "each key is a 4-byte little-endian length, then that many bytes.");
 ABSL_FLAG(std::string, o, "",
-          "The filter file to write (required). Written to a temporary file "
-          "in the same directory, then renamed: a failed build leaves "
-          "nothing behind.");
+          "The filter file to write (required). A file is written to a "
+          "temporary file in the same directory, then renamed: a failed "
+          "build leaves nothing behind, and a file replaced keeps its mode "
+          "and owner (new files: 0666 minus the umask). A symbolic link is "
+          "followed; a character device or a FIFO (/dev/null, a pipe) is "
+          "written into. A directory, a block device, a socket, a link to "
+          "nothing and the INPUT itself are refused before any key is "
+          "read.");
 ABSL_FLAG(bool, quiet, false,
           "No progress bar (it is shown only when stderr is a terminal).");
 ABSL_FLAG(bool, json, false,
@@ -57,13 +66,21 @@ ABSL_FLAG(std::string, url, "redis://127.0.0.1:6379",
           "redis://[[user]:password@]host[:port][/db] with query options "
           "?cluster=yes|no|auto, timeout=<ms> (per command, default 1000) "
           "and connect_timeout=<ms>.");
+ABSL_FLAG(std::string, password_file, "",
+          "A file whose first line is the Redis password, instead of putting "
+          "it in --url (where ps shows it). Without --password_file or a "
+          "password in --url, the environment variable "
+          "BLOCKBLOOM_REDIS_PASSWORD is used if set (as redis-cli's "
+          "REDISCLI_AUTH). For an ACL user: --url=redis://USER:@host.");
 ABSL_FLAG(std::string, name, "",
           "The shared filter's name in Redis (required; its keys are "
           "bb:{NAME} and bb:{NAME}:...).");
-ABSL_FLAG(uint64_t, shard_bytes, uint64_t{32} << 20,
+ABSL_FLAG(blockbloom::cli::ByteSize, shard_bytes,
+          blockbloom::cli::ByteSize{uint64_t{32} << 20},
           "Bytes of filter per Redis key (whole 64-byte blocks, at most 512 "
-          "MiB - 8): big filters are split so that no single key blocks the "
-          "server when it is created, moved or freed.");
+          "MiB - 8; suffixes K, M: 256K, 32M): big filters are split so that "
+          "no single key blocks the server when it is created, moved or "
+          "freed.");
 ABSL_FLAG(absl::Duration, expire, absl::InfiniteDuration(),
           "Expire every key of the shared filter after this long (e.g. 24h, "
           "90m); inf: never.");
@@ -71,7 +88,83 @@ ABSL_FLAG(bool, replace, false,
           "Replace a shared filter of the same name (readers switch from the "
           "old one to the new one at once, never see a mix).");
 
+ABSL_FLAG(blockbloom::cli::ByteSize, max_memory,
+          blockbloom::cli::ByteSize{uint64_t{1} << 30},
+          "The most memory a filter file may take when it cannot be probed "
+          "where it is: the bits of a zstd filter once decompressed, a "
+          "filter read from standard input, a pipe or a device (regular "
+          "files are mapped, not read: their size does not count), a filter "
+          "pulled from Redis; and the longest key read (an input that is "
+          "not a list of keys, such as /dev/zero, stops there). A bigger "
+          "filter or key is refused (exit 2) before it is allocated. Giving "
+          "it also lifts the reader's cap on the compression ratio (1024x "
+          "past 64 MiB of bits, against decompression bombs): you vouch for "
+          "the file, and the size is the only limit. Suffixes K, M, G, T "
+          "(powers of 1024).");
+
 namespace blockbloom::cli {
+
+bool AbslParseFlag(absl::string_view text, ByteSize* size, std::string* error) {
+  const absl::string_view original = text;
+  size_t digits = 0;
+  while (digits < text.size() && absl::ascii_isdigit(text[digits])) ++digits;
+  uint64_t number = 0;
+  if (digits == 0 || !absl::SimpleAtoi(text.substr(0, digits), &number)) {
+    *error = absl::StrCat("'", original,
+                          "' is not a size: expected a number of bytes, "
+                          "optionally with K, M, G or T (e.g. 512M, 4G)");
+    return false;
+  }
+  const std::string unit = absl::AsciiStrToUpper(text.substr(digits));
+  int shift = -1;
+  for (const auto& [name, bits] : {std::pair<const char*, int>{"", 0},
+                                   {"B", 0},
+                                   {"K", 10},
+                                   {"KB", 10},
+                                   {"KIB", 10},
+                                   {"M", 20},
+                                   {"MB", 20},
+                                   {"MIB", 20},
+                                   {"G", 30},
+                                   {"GB", 30},
+                                   {"GIB", 30},
+                                   {"T", 40},
+                                   {"TB", 40},
+                                   {"TIB", 40}}) {
+    if (unit == name) shift = bits;
+  }
+  if (shift < 0) {
+    *error = absl::StrCat("'", original, "': unknown unit '", unit,
+                          "' (K, M, G or T: powers of 1024)");
+    return false;
+  }
+  if (shift > 0 && number > (~uint64_t{0} >> shift)) {
+    *error = absl::StrCat("'", original, "' is too large");
+    return false;
+  }
+  size->bytes = number << shift;
+  return true;
+}
+
+std::string AbslUnparseFlag(ByteSize size) {
+  for (const auto& [suffix, shift] : {std::pair<const char*, int>{"T", 40},
+                                      {"G", 30},
+                                      {"M", 20},
+                                      {"K", 10}}) {
+    const uint64_t unit = uint64_t{1} << shift;
+    if (size.bytes >= unit && size.bytes % unit == 0) {
+      return absl::StrCat(size.bytes >> shift, suffix);
+    }
+  }
+  return absl::StrCat(size.bytes);
+}
+
+FilterFileLimits FilterFileLimitsFromFlags() {
+  FilterFileLimits limits;
+  limits.max_memory = absl::GetFlag(FLAGS_max_memory).bytes;
+  limits.max_memory_given = FlagGiven("max_memory");
+  return limits;
+}
 
 absl::StatusOr<InputFormat> InputFormatFlag() {
   const std::string value = absl::GetFlag(FLAGS_input_format);
@@ -128,6 +221,37 @@ absl::StatusOr<FilterOptions> FilterOptionsFromFlags() {
     // FilterOptions reads 0 as "not set"; on the command line it is an error.
     return absl::InvalidArgumentError(
         absl::StrCat("--fp_rate=", options.fp_rate, ": expected 0 < P < 1"));
+  }
+  // A filter that answers "may be present" for half the keys it does not
+  // hold, or more, saves less than it costs: refuse it rather than build it
+  // silently. The rate of a bits-per-key sizing hardly depends on n; it is
+  // taken at a million keys (small filters round up to a block: a bit
+  // better).
+  constexpr double kUselessFpRate = 0.5;
+  constexpr uint64_t kProbeKeys = 1'000'000;
+  if (FlagGiven("fp_rate")) {
+    if (options.fp_rate >= kUselessFpRate) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--fp_rate=", options.fp_rate,
+          ": a false-positive rate of 50% or more makes a useless filter "
+          "(every other key that is not in it would answer \"may be "
+          "present\"); ask for less, e.g. --fp_rate=0.01"));
+    }
+  } else if (options.bits_per_key > 0) {
+    absl::StatusOr<FilterShape> shape =
+        ShapeForBitsPerKey(kProbeKeys, options.bits_per_key,
+                           /*compact_small_filters=*/false);
+    // (A bits per key the sizing rejects is reported by the builder.)
+    const double rate =
+        shape.ok() ? EstimatedFpRate(*shape, kProbeKeys).value_or(0.0) : 0.0;
+    if (rate >= kUselessFpRate) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--bits_per_key=%g gives an estimated false-positive rate of "
+          "%.0f%%: a useless filter (at least every other key that is not "
+          "in it would answer \"may be present\"); give --bits_per_key=2 "
+          "or more (10 gives about 1%%)",
+          options.bits_per_key, 100 * rate));
+    }
   }
   return options;
 }

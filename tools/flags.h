@@ -13,7 +13,21 @@
 #include "absl/time/time.h"
 #include "blockbloom/filter.h"
 #include "blockbloom/format.h"
+#include "tools/filter_file.h"
 #include "tools/key_reader.h"
+
+namespace blockbloom::cli {
+
+// A size in bytes on the command line: a number, optionally followed by K,
+// M, G or T (powers of 1024; "KiB", "MB" ... are read the same): 1G, 512M,
+// 4096.
+struct ByteSize {
+  uint64_t bytes = 0;
+};
+bool AbslParseFlag(absl::string_view text, ByteSize* size, std::string* error);
+std::string AbslUnparseFlag(ByteSize size);
+
+}  // namespace blockbloom::cli
 
 ABSL_DECLARE_FLAG(double, bits_per_key);
 ABSL_DECLARE_FLAG(double, fp_rate);
@@ -30,9 +44,11 @@ ABSL_DECLARE_FLAG(bool, count);
 ABSL_DECLARE_FLAG(uint64_t, keys);
 ABSL_DECLARE_FLAG(std::string, url);
 ABSL_DECLARE_FLAG(std::string, name);
-ABSL_DECLARE_FLAG(uint64_t, shard_bytes);
+ABSL_DECLARE_FLAG(std::string, password_file);
+ABSL_DECLARE_FLAG(blockbloom::cli::ByteSize, shard_bytes);
 ABSL_DECLARE_FLAG(absl::Duration, expire);
 ABSL_DECLARE_FLAG(bool, replace);
+ABSL_DECLARE_FLAG(blockbloom::cli::ByteSize, max_memory);
 
 namespace blockbloom::cli {
 
@@ -51,6 +67,9 @@ bool FlagGiven(std::string_view name);
 // --compact_small_filters. InvalidArgument if both --bits_per_key and
 // --fp_rate are given (the builder checks the values themselves).
 absl::StatusOr<FilterOptions> FilterOptionsFromFlags();
+
+// The limits on reading a filter file, from --max_memory.
+FilterFileLimits FilterFileLimitsFromFlags();
 
 // WriteOptions from --encoding, --compression and --zstd_level.
 // InvalidArgument for a bad value, or zstd with the compact encoding.

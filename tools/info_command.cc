@@ -170,16 +170,14 @@ int RunInfo(const std::vector<std::string>& args) {
                                    "standard input), got ",
                                    args.size(), " arguments"));
   }
-  absl::StatusOr<std::unique_ptr<FilterFile>> file = LoadFilterFile(args[0]);
+  absl::StatusOr<std::unique_ptr<FilterFile>> file =
+      LoadFilterFile(args[0], FilterFileLimitsFromFlags());
   if (!file.ok()) return Fail(kCommand, kExitBadInput, file.status());
   const Report report = Compute(**file);
   const std::string out =
       absl::GetFlag(FLAGS_json) ? Json(report) : Text(report);
-  std::fputs(out.c_str(), stdout);
-  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    return Fail(kCommand, kExitWriteError, "error writing standard output");
-  }
-  return kExitOk;
+  Print(out);
+  return FinishOutput(kCommand);
 }
 
 }  // namespace blockbloom::cli

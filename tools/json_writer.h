@@ -35,8 +35,10 @@ class JsonObject {
   std::string body_ = "{";
 };
 
-// `s` as a JSON string literal, quotes included. Bytes >= 0x80 pass through
-// unchanged (UTF-8 stays UTF-8); control characters are escaped.
+// `s` as a JSON string literal, quotes included: valid JSON (UTF-8) for any
+// bytes. UTF-8 passes through unchanged, control characters are escaped, and
+// bytes that are not UTF-8 (a file name in another encoding) become U+FFFD,
+// one per maximal ill-formed sequence (as Python's errors="replace").
 std::string JsonQuote(std::string_view s);
 
 }  // namespace blockbloom::cli

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <new>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -76,6 +77,28 @@ bool KeyReader::Next(std::string_view* key) {
   return ok;
 }
 
+bool KeyReader::Assemble(const char* data, size_t n) {
+  if (assembled_.size() + n > max_key_bytes_) {
+    status_ = absl::ResourceExhaustedError(absl::StrCat(
+        name_, ": key ", keys_ + 1, " is longer than ", max_key_bytes_,
+        " bytes: is this really a list of keys",
+        format_ == InputFormat::kLines ? " (one per line)" : "", "? ",
+        max_key_flag_.empty()
+            ? std::string()
+            : absl::StrCat(max_key_flag_, " raises the limit")));
+    return false;
+  }
+  try {
+    assembled_.append(data, n);
+  } catch (const std::bad_alloc&) {
+    status_ = absl::ResourceExhaustedError(
+        absl::StrCat(name_, ": out of memory assembling key ", keys_ + 1,
+                     " after ", assembled_.size(), " bytes"));
+    return false;
+  }
+  return true;
+}
+
 bool KeyReader::NextLine(std::string_view* key) {
   bool partial = false;  // the key so far is in assembled_
   assembled_.clear();
@@ -93,14 +116,14 @@ bool KeyReader::NextLine(std::string_view* key) {
       const size_t length = static_cast<size_t>(newline - start);
       pos_ += length + 1;
       if (partial) {
-        assembled_.append(start, length);
+        if (!Assemble(start, length)) return false;
         *key = assembled_;
       } else {
         *key = std::string_view(start, length);
       }
       return true;
     }
-    assembled_.append(start, available);
+    if (!Assemble(start, available)) return false;
     partial = true;
     pos_ = end_;
   }
@@ -122,7 +145,10 @@ bool KeyReader::Take(uint64_t n, std::string_view* out, uint64_t* got) {
     }
     const size_t take = static_cast<size_t>(
         std::min<uint64_t>(n - assembled_.size(), end_ - pos_));
-    assembled_.append(buffer_.data() + pos_, take);
+    if (!Assemble(buffer_.data() + pos_, take)) {
+      *got = assembled_.size();
+      return false;
+    }
     pos_ += take;
   }
   *out = assembled_;

@@ -9,7 +9,9 @@
 //
 // Keys can be any length: a key longer than the read buffer is assembled in
 // memory (so memory grows with the longest key, never with a length field
-// that the data does not back up).
+// that the data does not back up), up to set_max_key_bytes: an input that
+// is not a list of keys (/dev/zero, a disk image without newlines) stops
+// there with an error instead of exhausting memory.
 //
 //   auto reader = KeyReader::Open("keys.txt", InputFormat::kLines);
 //   if (!reader.ok()) ...
@@ -49,6 +51,14 @@ class KeyReader {
   KeyReader(const KeyReader&) = delete;
   KeyReader& operator=(const KeyReader&) = delete;
 
+  // The longest key accepted (default: no limit but memory). A longer one
+  // stops the input with ResourceExhausted naming the key and `flag`, the
+  // command-line flag that raises the limit.
+  void set_max_key_bytes(uint64_t bytes, std::string flag) {
+    max_key_bytes_ = bytes;
+    max_key_flag_ = std::move(flag);
+  }
+
   // The next key, valid until the next call. False at the end of the input
   // or on an error; status() tells which.
   bool Next(std::string_view* key);
@@ -57,7 +67,12 @@ class KeyReader {
   const absl::Status& status() const { return status_; }
 
   const std::string& name() const { return name_; }
+  // The descriptor read from (to compare the input with an output file).
+  int fd() const { return fd_; }
+  // Bytes read from the input, including what is buffered ahead.
   uint64_t bytes_read() const { return bytes_read_; }
+  // Bytes of the keys returned so far (what progress is measured in).
+  uint64_t bytes_consumed() const { return bytes_read_ - (end_ - pos_); }
   // The input's size, if it is a regular file.
   std::optional<uint64_t> total_bytes() const { return total_bytes_; }
 
@@ -71,6 +86,9 @@ class KeyReader {
   // assembled in `assembled_`. False if the input ends (or fails) first;
   // `*got` says how many bytes there were.
   bool Take(uint64_t n, std::string_view* out, uint64_t* got);
+  // Appends to assembled_, or sets status_ (the key is too long, or memory
+  // ran out) and returns false.
+  bool Assemble(const char* data, size_t n);
 
   int fd_;
   bool owns_fd_ = false;
@@ -82,6 +100,8 @@ class KeyReader {
   size_t end_ = 0;  // end of the data in buffer_
   bool eof_ = false;
   std::string assembled_;  // a key that did not fit in the buffer
+  uint64_t max_key_bytes_ = ~uint64_t{0};
+  std::string max_key_flag_;
   uint64_t bytes_read_ = 0;
   uint64_t keys_ = 0;
   absl::Status status_;

@@ -49,7 +49,8 @@ void ProgressBar::Draw() {
   } else {
     line += "reading keys  ";
   }
-  absl::StrAppendFormat(&line, "%d keys, %s", keys_, HumanBytes(bytes_));
+  absl::StrAppendFormat(&line, "%d key%s, %s", keys_, keys_ == 1 ? "" : "s",
+                        HumanBytes(bytes_));
   std::fputs(line.c_str(), out_);
   std::fflush(out_);
   drawn_ = true;

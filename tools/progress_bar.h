@@ -5,7 +5,10 @@
 // not given, so logs and pipes never see it.
 //
 //   ProgressBar bar(/*enabled=*/isatty(2) && !quiet, reader.total_bytes());
-//   while (reader.Next(&key)) { ...; bar.Update(keys, reader.bytes_read()); }
+//   while (reader.Next(&key)) {
+//     ...; bar.Update(keys, reader.bytes_consumed());
+//   }
+//   bar.Finish(keys, reader.bytes_consumed());
 //   bar.SetPhase("building the filter");
 //   ...
 //   bar.Clear();
@@ -32,13 +35,22 @@ class ProgressBar {
 
   bool enabled() const { return enabled_; }
 
-  // Cheap enough to call for every key: it looks at the clock once every
-  // few thousand calls. The first call draws at once.
+  // `keys` read so far, whose bytes (what the input reader consumed, not
+  // what it buffered ahead) are `bytes`. Cheap enough to call for every
+  // key: it looks at the clock once every few thousand calls. The first
+  // call draws at once.
   void Update(uint64_t keys, uint64_t bytes) {
     if (!enabled_) return;
     keys_ = keys;
     bytes_ = bytes;
     if (++calls_ % 4096 == 1) MaybeDraw();
+  }
+  // Draws the final count now (100% for a file read to its end).
+  void Finish(uint64_t keys, uint64_t bytes) {
+    if (!enabled_) return;
+    keys_ = keys;
+    bytes_ = bytes;
+    Draw();
   }
   // Replaces the line by a phase name ("building the filter"), drawn now.
   void SetPhase(const std::string& phase);

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/flags/flag.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
@@ -42,11 +43,13 @@ int RunQuery(const std::vector<std::string>& args) {
   if (!format.ok()) return UsageError(kCommand, format.status());
 
   absl::StatusOr<std::unique_ptr<FilterFile>> file =
-      LoadFilterFile(filter_path);
+      LoadFilterFile(filter_path, FilterFileLimitsFromFlags());
   if (!file.ok()) return Fail(kCommand, kExitBadInput, file.status());
   absl::StatusOr<std::unique_ptr<KeyReader>> reader =
       KeyReader::Open(keys_path, *format);
   if (!reader.ok()) return Fail(kCommand, kExitBadInput, reader.status());
+  (*reader)->set_max_key_bytes(absl::GetFlag(FLAGS_max_memory).bytes,
+                               "--max_memory");
 
   const Filter& filter = *(*file)->filter;
   return ProbeKeys(

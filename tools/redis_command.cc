@@ -4,9 +4,15 @@
 // Without hiredis at build time (no BLOCKBLOOM_HAVE_REDIS) the command is
 // still listed, so that scripts get a clear error instead of "unknown
 // command".
+#include <signal.h>
+
+#include <atomic>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
+#include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,12 +32,13 @@
 #include "blockbloom/format.h"
 #include "blockbloom/redis.h"
 #include "blockbloom/sizing.h"
-#include "tools/atomic_file.h"
 #include "tools/batch_prober.h"
 #include "tools/filter_file.h"
 #include "tools/info_lines.h"
 #include "tools/json_writer.h"
 #include "tools/key_reader.h"
+#include "tools/output_file.h"
+#include "tools/redis_password.h"
 #endif
 
 namespace blockbloom::cli {
@@ -48,11 +55,15 @@ struct Subcommand {
 
 const std::vector<Subcommand>& Subcommands() {
   static const auto* subcommands = new std::vector<Subcommand>{
-      {"push", {"url", "name", "shard_bytes", "expire", "replace"}},
-      {"pull", {"url", "name", "seed", "o"}},
-      {"query", {"url", "name", "seed", "count", "input_format"}},
-      {"info", {"url", "name", "seed", "json"}},
-      {"delete", {"url", "name"}},
+      {"push",
+       {"url", "password_file", "name", "shard_bytes", "expire", "replace",
+        "max_memory"}},
+      {"pull", {"url", "password_file", "name", "seed", "o", "max_memory"}},
+      {"query",
+       {"url", "password_file", "name", "seed", "count", "input_format",
+        "max_memory"}},
+      {"info", {"url", "password_file", "name", "seed", "json"}},
+      {"delete", {"url", "password_file", "name"}},
   };
   return *subcommands;
 }
@@ -92,6 +103,14 @@ int CheckCommandLine(const std::vector<std::string>& args) {
                       "--name=NAME is required: the shared filter's name in "
                       "Redis");
   }
+#ifdef BLOCKBLOOM_HAVE_REDIS
+  // A name the library would refuse is a usage error, before connecting.
+  if (absl::Status s =
+          redis::SharedFilter::ValidateName(absl::GetFlag(FLAGS_name));
+      !s.ok()) {
+    return UsageError(kCommand, absl::StrCat("--name: ", s.message()));
+  }
+#endif
   return kExitOk;
 }
 
@@ -114,15 +133,37 @@ Connected Connect() {
         kCommand, absl::StrCat("--url: ", options.status().message()));
     return c;
   }
+  // The password from a file or the environment rather than the URL,
+  // where `ps` shows it (tools/redis_password.h).
+  absl::StatusOr<std::optional<Password>> password =
+      PasswordFromFlagsOrEnvironment(!options->password.empty());
+  if (!password.ok()) {
+    c.exit_code = absl::IsInvalidArgument(password.status())
+                      ? UsageError(kCommand, password.status())
+                      : Fail(kCommand, kExitBadInput, password.status());
+    return c;
+  }
+  std::string password_source;
+  if (password->has_value()) {
+    options->password = (*password)->secret;
+    password_source = (*password)->source;
+  }
   const bool ipv6 = options->host.find(':') != std::string::npos;
   c.where = absl::StrCat("redis://", ipv6 ? "[" : "", options->host,
                          ipv6 ? "]" : "", ":", options->port);
   absl::StatusOr<std::unique_ptr<redis::Connection>> connection =
       redis::Connection::Connect(*options);
   if (!connection.ok()) {
-    c.exit_code = Fail(kCommand, kExitRedis,
-                       absl::StrCat("cannot connect to ", c.where, ": ",
-                                    connection.status().message()));
+    // (The library's messages never include the password.)
+    c.exit_code =
+        Fail(kCommand, kExitRedis,
+             absl::StrCat("cannot connect to ", c.where, ": ",
+                          connection.status().message(),
+                          absl::IsPermissionDenied(connection.status()) &&
+                                  !password_source.empty()
+                              ? absl::StrCat(" (the password came from ",
+                                             password_source, ")")
+                              : std::string()));
     return c;
   }
   c.connection = std::move(*connection);
@@ -150,6 +191,77 @@ std::string Quoted(std::string_view name) {
   return absl::StrCat("'", std::string(name), "'");
 }
 
+// While alive, SIGINT, SIGTERM and SIGHUP set flag() instead of ending the
+// process (once: the next one ends it, as usual). Signals ignored by whoever
+// started us stay ignored.
+class InterruptGuard {
+ public:
+  InterruptGuard() {
+    caught_ = 0;
+    flag_.store(false);
+    struct sigaction action = {};
+    action.sa_handler = &InterruptGuard::OnSignal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART | SA_RESETHAND;
+    for (size_t i = 0; i < std::size(kSignals); ++i) {
+      ::sigaction(kSignals[i], nullptr, &old_[i]);
+      if (old_[i].sa_handler != SIG_IGN) {
+        ::sigaction(kSignals[i], &action, nullptr);
+      }
+    }
+  }
+  ~InterruptGuard() {
+    for (size_t i = 0; i < std::size(kSignals); ++i) {
+      ::sigaction(kSignals[i], &old_[i], nullptr);
+    }
+  }
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+  const std::atomic<bool>& flag() const { return flag_; }
+  int signal() const { return caught_; }
+  // Ends the process with the signal caught (its default action).
+  void Reraise() {
+    std::fflush(nullptr);
+    ::signal(caught_, SIG_DFL);
+    ::raise(caught_);
+  }
+
+ private:
+  static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+  static void OnSignal(int signal_number) {
+    caught_ = signal_number;
+    flag_.store(true);
+  }
+  static inline std::atomic<bool> flag_{false};
+  static inline volatile std::sig_atomic_t caught_ = 0;
+  struct sigaction old_[std::size(kSignals)] = {};
+};
+static_assert(std::atomic<bool>::is_always_lock_free,
+              "a signal handler may only set a lock-free atomic");
+
+// A server that evicts keys under memory pressure can drop a filter's
+// shards at any time (queries then fail open with DataLoss): say so before
+// pushing. volatile-* policies evict only keys with a TTL (--expire).
+void WarnIfTheServerEvicts(const Connected& c, bool expires) {
+  absl::StatusOr<std::string> policy = c.connection->EvictionPolicy();
+  if (!policy.ok()) return;  // CONFIG not allowed: cannot tell
+  const bool allkeys = absl::StartsWith(*policy, "allkeys-");
+  const bool volatile_ttl = absl::StartsWith(*policy, "volatile-") && expires;
+  if (!allkeys && !volatile_ttl) return;
+  std::fputs(
+      absl::StrCat(
+          "blockbloom redis: warning: ", c.where,
+          " evicts keys when short of memory (maxmemory-policy ", *policy,
+          allkeys ? "" : ", and --expire gives the filter's keys a TTL",
+          "): it may drop the shared filter's shards at any time, and its "
+          "answers then fail (open). Use maxmemory-policy noeviction",
+          allkeys ? " (or volatile-*, without --expire)" : "",
+          " on a server that holds filters\n")
+          .c_str(),
+      stderr);
+}
+
 // A shard holds at least one 64-byte block, and a shard plus its 8-byte
 // trailer is at most one Redis string (512 MiB).
 constexpr uint64_t kMinShardBytes = 64;
@@ -162,7 +274,7 @@ int Push(const std::vector<std::string>& args) {
                                              args.size() - 1, " arguments"));
   }
   redis::SharedFilterOptions options;
-  options.shard_bytes = absl::GetFlag(FLAGS_shard_bytes);
+  options.shard_bytes = absl::GetFlag(FLAGS_shard_bytes).bytes;
   options.ttl = absl::GetFlag(FLAGS_expire);
   // The library's limits (SharedFilter::Publish), checked before connecting.
   if (options.shard_bytes < kMinShardBytes ||
@@ -176,7 +288,8 @@ int Push(const std::vector<std::string>& args) {
   if (options.ttl <= absl::ZeroDuration()) {
     return UsageError(kCommand, "--expire must be positive (or inf)");
   }
-  absl::StatusOr<std::unique_ptr<FilterFile>> file = LoadFilterFile(args[1]);
+  absl::StatusOr<std::unique_ptr<FilterFile>> file =
+      LoadFilterFile(args[1], FilterFileLimitsFromFlags());
   if (!file.ok()) return Fail(kCommand, kExitBadInput, file.status());
   const Filter& filter = *(*file)->filter;
   if (filter.lane_bits() != 32) {
@@ -192,11 +305,23 @@ int Push(const std::vector<std::string>& args) {
   }
   Connected c = Connect();
   if (c.exit_code != kExitOk) return c.exit_code;
+  WarnIfTheServerEvicts(c, options.ttl != absl::InfiniteDuration());
   const std::string name = absl::GetFlag(FLAGS_name);
   const absl::Time start = absl::Now();
+  // Ctrl-C (or SIGTERM, SIGHUP) during the upload: the library stops
+  // between round trips and deletes the shards it wrote; a second one ends
+  // the process at once (the shards then expire after kPendingShardTtl).
+  InterruptGuard interrupt;
+  options.cancel = &interrupt.flag();
   absl::StatusOr<redis::SharedFilter> shared = redis::SharedFilter::Publish(
       c.connection.get(), name, filter, options, absl::GetFlag(FLAGS_replace));
   if (!shared.ok()) {
+    if (absl::IsCancelled(shared.status()) && interrupt.signal() != 0) {
+      Fail(kCommand, kExitRedis,
+           absl::StrCat("interrupted: nothing was pushed to ", c.where,
+                        " (the shards written so far were deleted)"));
+      interrupt.Reraise();  // end as the signal would have
+    }
     if (absl::IsAlreadyExists(shared.status())) {
       return Fail(
           kCommand, kExitRedis,
@@ -211,21 +336,20 @@ int Push(const std::vector<std::string>& args) {
   const std::string keys = info.num_keys_known
                                ? absl::StrCat(info.num_keys, " keys")
                                : std::string("key count not stored");
-  std::printf(
-      "pushed %s to %s as %s: %llu bytes of bits in %llu shard%s, k = %d, "
-      "%s, %.2f s\n",
-      args[1].c_str(), c.where.c_str(), Quoted(name).c_str(),
-      static_cast<unsigned long long>(filter.shape().size_bytes()),
-      static_cast<unsigned long long>(shared->num_shards()),
-      shared->num_shards() == 1 ? "" : "s", filter.num_probes(), keys.c_str(),
-      absl::ToDoubleSeconds(absl::Now() - start));
+  Print(absl::StrFormat(
+      "pushed %s to %s as %s: %d bytes of bits in %d shard%s, k = %d, %s, "
+      "%.2f s\n",
+      args[1], c.where, Quoted(name), filter.shape().size_bytes(),
+      shared->num_shards(), shared->num_shards() == 1 ? "" : "s",
+      filter.num_probes(), keys, absl::ToDoubleSeconds(absl::Now() - start)));
   if (filter.seed() != 0) {
     // Redis keeps only a fingerprint of the seed.
-    std::printf("its seed is %llu: give --seed=%llu to pull, query and info\n",
-                static_cast<unsigned long long>(filter.seed()),
-                static_cast<unsigned long long>(filter.seed()));
+    Print(absl::StrFormat(
+        "its seed is %d: give --seed=%d to pull, query and info\n",
+        filter.seed(), filter.seed()));
   }
-  return kExitOk;
+  return FinishOutput(kCommand, stdout,
+                      "the filter was pushed; only this report was lost");
 }
 
 int Pull(const std::vector<std::string>& args) {
@@ -238,21 +362,39 @@ int Pull(const std::vector<std::string>& args) {
   if (output.empty() || output == "-") {
     return UsageError(kCommand, "-o FILTER (a file) is required");
   }
+  // Settled before connecting (tools/output_file.h): a directory or a block
+  // device is refused, a device or pipe is written into.
+  absl::StatusOr<OutputFile> out = OutputFile::Resolve(output);
+  if (!out.ok()) return Fail(kCommand, kExitWriteError, out.status());
   Connected c = Connect();
   if (c.exit_code != kExitOk) return c.exit_code;
   absl::StatusOr<redis::SharedFilter> shared = OpenShared(c);
   if (!shared.ok()) return RedisError(c, shared.status());
+  // The whole filter is held in memory to be written: within --max_memory.
+  const uint64_t bits_bytes = shared->shape().size_bytes();
+  const uint64_t max_memory = absl::GetFlag(FLAGS_max_memory).bytes;
+  if (bits_bytes > max_memory) {
+    return Fail(
+        kCommand, kExitBadInput,
+        absl::StrFormat("%s: shared filter %s holds %d bytes of bits, "
+                        "over --max_memory=%s; give --max_memory=%s "
+                        "(or more) to pull it",
+                        c.where, Quoted(shared->name()), bits_bytes,
+                        SizeForFlag(max_memory), SizeForFlag(bits_bytes)));
+  }
   absl::StatusOr<std::string> block = shared->Download();
   if (!block.ok()) return RedisError(c, block.status());
-  if (absl::Status s = WriteFileAtomically(output, *block); !s.ok()) {
+  if (absl::Status s = out->Write(*block); !s.ok()) {
     Fail(kCommand, kExitWriteError, s);
     std::fprintf(stderr, "nothing written to %s\n", output.c_str());
     return kExitWriteError;
   }
-  std::printf("pulled %s from %s: %zu bytes written to %s\n",
-              Quoted(shared->name()).c_str(), c.where.c_str(), block->size(),
-              output.c_str());
-  return kExitOk;
+  Print(absl::StrFormat("pulled %s from %s: %d bytes written to %s\n",
+                        Quoted(shared->name()), c.where, block->size(),
+                        output));
+  return FinishOutput(kCommand, stdout,
+                      absl::StrCat("the filter was written to ", output,
+                                   "; only this report was lost"));
 }
 
 // Keys are checked in batches of at most this many keys or bytes (each batch
@@ -270,6 +412,8 @@ int Query(const std::vector<std::string>& args) {
   absl::StatusOr<std::unique_ptr<KeyReader>> reader =
       KeyReader::Open(keys_path, *format);
   if (!reader.ok()) return Fail(kCommand, kExitBadInput, reader.status());
+  (*reader)->set_max_key_bytes(absl::GetFlag(FLAGS_max_memory).bytes,
+                               "--max_memory");
   Connected c = Connect();
   if (c.exit_code != kExitOk) return c.exit_code;
   absl::StatusOr<redis::SharedFilter> shared = OpenShared(c);
@@ -356,11 +500,8 @@ int Info(const std::vector<std::string>& args) {
     line("estimated FPR",
          absl::StrFormat("%.4g%% (for the estimated keys)", 100 * fp_rate));
   }
-  std::fputs(out.c_str(), stdout);
-  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    return Fail(kCommand, kExitWriteError, "error writing standard output");
-  }
-  return kExitOk;
+  Print(out);
+  return FinishOutput(kCommand);
 }
 
 int Delete(const std::vector<std::string>& args) {
@@ -374,9 +515,19 @@ int Delete(const std::vector<std::string>& args) {
       !s.ok()) {
     return RedisError(c, s);
   }
-  std::printf("deleted %s from %s (nothing to do if it did not exist)\n",
-              Quoted(name).c_str(), c.where.c_str());
-  return kExitOk;
+  // And what interrupted pushes left behind under the name.
+  absl::StatusOr<uint64_t> orphans =
+      redis::SharedFilter::DeleteOrphans(c.connection.get(), name);
+  if (!orphans.ok()) return RedisError(c, orphans.status());
+  Print(absl::StrFormat(
+      "deleted %s from %s (nothing to do if it did not exist)%s\n",
+      Quoted(name), c.where,
+      *orphans == 0 ? ""
+                    : absl::StrFormat("; also %d orphaned shard%s of "
+                                      "interrupted pushes",
+                                      *orphans, *orphans == 1 ? "" : "s")));
+  return FinishOutput(kCommand, stdout,
+                      "the filter was deleted; only this report was lost");
 }
 
 #endif  // BLOCKBLOOM_HAVE_REDIS

@@ -57,6 +57,8 @@ std::string Wrap(std::string_view text, size_t indent) {
   return Wrap(text, indent, indent);
 }
 
+}  // namespace
+
 // What each flag's value looks like in help.
 std::string_view ValueName(std::string_view flag) {
   static constexpr std::pair<std::string_view, std::string_view> kNames[] = {
@@ -72,14 +74,18 @@ std::string_view ValueName(std::string_view flag) {
       {"compact_small_filters", "true|false"},
       {"url", "URL"},
       {"name", "NAME"},
-      {"shard_bytes", "BYTES"},
+      {"shard_bytes", "SIZE"},
       {"expire", "DURATION"},
+      {"max_memory", "SIZE"},
+      {"password_file", "PATH"},
   };
   for (const auto& [name, value] : kNames) {
     if (name == flag) return value;
   }
   return "VALUE";
 }
+
+namespace {
 
 std::string FlagHelp(std::string_view name) {
   const absl::CommandLineFlag* flag =
@@ -105,10 +111,14 @@ constexpr char kExitCodes[] =
     "Exit codes:\n"
     "  0  success\n"
     "  1  usage error: unknown command or flag, a flag the command does not\n"
-    "     take, a bad value, a missing or extra argument\n"
+    "     take, a bad value, a missing or extra argument, an OUTPUT that is\n"
+    "     the INPUT\n"
     "  2  a file cannot be read, or is not a valid filter (or valid input);\n"
     "     the message names the file and the reason\n"
-    "  3  an I/O error writing the output; no partial file is left behind\n"
+    "  3  an I/O error writing the output, or an OUTPUT that is refused (a\n"
+    "     directory, a block device, a socket); no partial file is left\n"
+    "     behind. Also a report that cannot be written to standard output\n"
+    "     (a full disk): the message says what was done before\n"
     "  4  a Redis error (blockbloom redis): connection refused or lost, a\n"
     "     timeout, no such shared filter, a wrong seed; the message names the\n"
     "     server or the filter\n";

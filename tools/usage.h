@@ -4,6 +4,7 @@
 #define BLOCKBLOOM_TOOLS_USAGE_H_
 
 #include <string>
+#include <string_view>
 
 #include "tools/commands.h"
 
@@ -17,6 +18,8 @@ std::string CommandHelp(const Command& command);
 std::string ExitCodesHelp();
 // A few lines for a usage error without a command.
 std::string ShortUsage();
+// What a flag's value looks like ("OUTPUT" for o, "B" for bits_per_key).
+std::string_view ValueName(std::string_view flag);
 
 }  // namespace blockbloom::cli
 

@@ -92,6 +92,15 @@ struct ReadOptions {
   // A compressed filter claiming more than this many bytes of bits is
   // refused (ResourceExhausted) before anything is allocated.
   uint64_t max_decompressed_bytes = uint64_t{4} << 30;
+  // So is one whose bits would be more than this many times its compressed
+  // size, once they pass kRatioFreeBytes: zstd expands up to ~32000x (a
+  // 131 KB block can claim 4 GiB of bits), while a filter's bits compress
+  // 1024x only when fewer than about 1 in 10^4 of them are set, i.e. a
+  // filter holding almost nothing. 0: no ratio cap (max_decompressed_bytes
+  // still applies). The cap bounds what a small block can make the reader
+  // allocate to max(kRatioFreeBytes, ratio x its size).
+  uint64_t max_decompression_ratio = 1024;
+  static constexpr uint64_t kRatioFreeBytes = uint64_t{64} << 20;
 };
 
 // Opens a serialized filter. Uncompressed bits are probed where they are,
@@ -101,7 +110,8 @@ struct ReadOptions {
 //   DataLoss       truncated, not a blockbloom filter, inconsistent sizes,
 //                  parameters out of range, checksum mismatch, bad zstd data
 //   Unimplemented  a newer major version, an unknown hash or codec
-//   ResourceExhausted  a decompressed size over max_decompressed_bytes
+//   ResourceExhausted  a decompressed size over max_decompressed_bytes, or
+//                  over max_decompression_ratio times the compressed size
 // Never reads outside `bytes`, never crashes on any input (fuzzed).
 absl::StatusOr<Filter> OpenFilter(absl::Span<const uint8_t> bytes,
                                   const ReadOptions& options = {});

@@ -51,6 +51,7 @@
 #ifndef BLOCKBLOOM_REDIS_H_
 #define BLOCKBLOOM_REDIS_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -119,6 +120,13 @@ class Connection {
   bool is_cluster() const;
   // Sends PING to every node it knows (reconnecting if needed).
   absl::Status Ping();
+  // The eviction policy that applies to a shared filter's keys:
+  // "noeviction" if no node can evict (no maxmemory, or that policy), else
+  // the maxmemory-policy of the first node that can ("allkeys-lru", ...).
+  // An evicting server may drop a filter's shards at any time (its answers
+  // then fail with DataLoss); a volatile-* policy drops only keys with a
+  // TTL. An error if CONFIG is not allowed (some managed services).
+  absl::StatusOr<std::string> EvictionPolicy();
   // Round trips made so far (a pipelined batch to one node counts once),
   // and MOVED/ASK redirections followed: for tests and monitoring.
   uint64_t round_trips() const;
@@ -164,15 +172,26 @@ struct SharedFilterOptions {
   std::string key_prefix = "bb:";
   // If set, every key of the filter expires after this long (see Expire).
   absl::Duration ttl = absl::InfiniteDuration();
+  // If set, Create and Publish look at it between round trips: once it is
+  // true they stop, delete the shards written so far and return Cancelled.
+  // Meant for a SIGINT handler (a lock-free atomic is async-signal-safe).
+  const std::atomic<bool>* cancel = nullptr;
 };
+
+// Until a Create or Publish makes them part of the filter, its shards carry
+// this expiry (renewed while the upload goes on): an upload killed midway
+// (SIGKILL, a crash, a lost connection) leaves nothing behind for longer.
+// DeleteOrphans removes such shards at once.
+inline constexpr absl::Duration kPendingShardTtl = absl::Minutes(10);
 
 // A Bloom filter shared through Redis. Cheap to move; holds a pointer to its
 // Connection, which must outlive it.
 class SharedFilter {
  public:
-  // Creates the filter `name` (any bytes but '{' and '}'): metadata first
-  // (SET NX, so two creators cannot both win), then every shard at full
-  // size. AlreadyExists if the name is taken.
+  // Creates the filter `name` (any bytes but '{' and '}'): every shard at
+  // full size first (with kPendingShardTtl until the filter exists), then
+  // the metadata with SET NX, so two creators cannot both win. AlreadyExists
+  // if the name is taken.
   static absl::StatusOr<SharedFilter> Create(
       Connection* connection, std::string_view name,
       const SharedFilterOptions& options);
@@ -193,15 +212,32 @@ class SharedFilter {
   // not exist.
   static absl::Status Delete(Connection* connection, std::string_view name,
                              std::string_view key_prefix = "bb:");
+  // Removes the shards of `name` that no published filter uses: left by a
+  // Create or Publish that was killed or lost its connection before it
+  // finished (they expire after kPendingShardTtl anyway), or by a Publish
+  // killed between its switch and the old shards' removal. Only strings
+  // named and tagged as shards of `name` (trailer = generation) go. Scans
+  // every node's keyspace (SCAN): O(keys in the database), a maintenance
+  // call. A Create or Publish of `name` under way at the same time loses its
+  // shards (and fails). Returns how many keys it removed.
+  static absl::StatusOr<uint64_t> DeleteOrphans(
+      Connection* connection, std::string_view name,
+      std::string_view key_prefix = "bb:");
+  // OK if `name` can name a shared filter: 1 to 1000 bytes, no '{' or '}'
+  // (they would change the Redis Cluster hash tag); InvalidArgument with
+  // the rule otherwise. Every call that takes a name checks it.
+  static absl::Status ValidateName(std::string_view name);
 
   // Publishes a locally built filter (32-bit lanes, e.g. built with
   // compact_small_filters = false, or read back with OpenFilter) under
   // `name`: bulk-build at in-process speed, then upload. The shards are
-  // written under a new generation and the metadata is switched last, so
-  // readers see the old filter or the new one, never a mix; the old
-  // generation's shards are deleted. With replace = false, AlreadyExists if
-  // the name is taken. Only placement, shard_bytes, key_prefix and ttl of
-  // `options` are used.
+  // written under a new generation (with kPendingShardTtl until they are
+  // published) and the metadata is switched last, so readers see the old
+  // filter or the new one, never a mix; the old generation's shards are
+  // deleted. Then every shard is checked: one already gone (a server that
+  // evicts keys) is DataLoss, and the new filter is removed again. With
+  // replace = false, AlreadyExists if the name is taken. Only placement,
+  // shard_bytes, key_prefix, ttl and cancel of `options` are used.
   static absl::StatusOr<SharedFilter> Publish(
       Connection* connection, std::string_view name, const Filter& filter,
       const SharedFilterOptions& options, bool replace = false);

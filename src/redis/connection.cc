@@ -204,6 +204,35 @@ absl::Status Connection::Ping() {
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::string> Connection::EvictionPolicy() {
+  // maxmemory, maxmemory-policy (and a few more) in one command, per node.
+  std::string config;
+  internal::AppendCommand(&config, {"CONFIG", "GET", "maxmemory*"});
+  std::vector<internal::Reply> replies;
+  if (absl::Status s = router_->ExecuteOnEveryNode(config, &replies); !s.ok()) {
+    return s;
+  }
+  for (const internal::Reply& reply : replies) {
+    if (absl::Status s = internal::CheckReply(*reply, "CONFIG GET maxmemory*");
+        !s.ok()) {
+      return s;
+    }
+    std::string maxmemory = "0", policy = "noeviction";
+    for (size_t i = 0;
+         reply->type == REDIS_REPLY_ARRAY && i + 1 < reply->elements; i += 2) {
+      const std::string_view name(reply->element[i]->str,
+                                  reply->element[i]->len);
+      const std::string value(reply->element[i + 1]->str,
+                              reply->element[i + 1]->len);
+      if (name == "maxmemory") maxmemory = value;
+      if (name == "maxmemory-policy") policy = value;
+    }
+    // Without maxmemory Redis never evicts, whatever the policy says.
+    if (maxmemory != "0" && policy != "noeviction") return policy;
+  }
+  return std::string("noeviction");
+}
+
 uint64_t Connection::round_trips() const { return router_->round_trips(); }
 uint64_t Connection::redirections() const { return router_->redirections(); }
 

@@ -534,21 +534,24 @@ absl::StatusOr<Reply> Router::ExecuteOne(uint16_t slot, std::string_view resp) {
 
 absl::Status Router::ExecuteOnEveryNode(std::string_view resp,
                                         std::vector<Reply>* replies) {
-  if (!cluster_) {
-    std::vector<Request> one = {{0, resp}};
-    return Execute(one, replies);
-  }
   // One request per node: a slot that node serves.
   std::vector<Request> requests;
+  for (uint16_t slot : OneSlotPerNode()) requests.push_back({slot, resp});
+  return Execute(requests, replies);
+}
+
+std::vector<uint16_t> Router::OneSlotPerNode() const {
+  if (!cluster_) return {0};
+  std::vector<uint16_t> slots;
   std::vector<bool> seen(nodes_.size(), false);
   for (int slot = 0; slot < kClusterSlots; ++slot) {
     const int n = slot_node_[slot];
     if (n >= 0 && !seen[n]) {
       seen[n] = true;
-      requests.push_back({static_cast<uint16_t>(slot), resp});
+      slots.push_back(static_cast<uint16_t>(slot));
     }
   }
-  return Execute(requests, replies);
+  return slots;
 }
 
 }  // namespace blockbloom::redis::internal

@@ -102,6 +102,9 @@ class Router {
   // `resp` on every node that serves slots (one node if standalone).
   absl::Status ExecuteOnEveryNode(std::string_view resp,
                                   std::vector<Reply>* replies);
+  // A slot of each node that serves slots ({0} if standalone): a command
+  // for a given node (SCAN, CONFIG) goes to the node of its slot.
+  std::vector<uint16_t> OneSlotPerNode() const;
 
   uint64_t round_trips() const { return round_trips_; }
   uint64_t redirections() const { return redirections_; }

@@ -15,13 +15,17 @@ import json
 import math
 import os
 import pty
+import re
 import resource
 import select
 import signal
+import socket
+import stat
 import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import unittest
 
 BLOCKBLOOM = None  # the binary under test
@@ -375,6 +379,217 @@ class BadFilterTest(CliTestCase):
         return self.read(name)
 
 
+_SANITIZED = None
+
+
+def sanitized():
+    """True if the binary under test is built with AddressSanitizer, which
+    reserves terabytes of address space: memory limits cannot apply to it
+    (and it is bounded by construction, which the plain build checks)."""
+    global _SANITIZED
+    if _SANITIZED is None:
+        with open(BLOCKBLOOM, "rb") as f:
+            _SANITIZED = b"__asan_init" in f.read()
+    return _SANITIZED
+
+
+def limited(data_bytes=None, address_bytes=None):
+    """A preexec_fn capping the child's data segment (private writable
+    memory: what a read into memory takes, not a read-only file mapping)
+    and/or its address space (ulimit -v), so that a tool that would read a
+    huge input into memory fails fast instead of exhausting the machine.
+    None (no limit) for a sanitized binary."""
+    if sanitized():
+        return None
+
+    def apply():
+        if data_bytes is not None:
+            resource.setrlimit(resource.RLIMIT_DATA, (data_bytes, data_bytes))
+        if address_bytes is not None:
+            resource.setrlimit(resource.RLIMIT_AS,
+                               (address_bytes, address_bytes))
+    return apply
+
+
+class BoundedMemoryTest(CliTestCase):
+    """info and query (and redis push) bound the memory any input can make
+    them allocate: huge sparse files, /dev/zero, endless pipes, files that
+    grow, zstd bombs. Exit 2 with a message, never an abort (issue 18)."""
+
+    def check_bounded(self, args, reason, stdin=None, **limits):
+        data = stdin if isinstance(stdin, bytes) else None
+        result = subprocess.run([BLOCKBLOOM] + args,
+                                stdin=None if data is not None else stdin,
+                                input=data, capture_output=True, timeout=120,
+                                preexec_fn=limited(**limits))
+        err = result.stderr.decode(errors="replace")
+        self.assertEqual(result.returncode, EXIT_BAD_INPUT, err)
+        self.assertIn(reason, err)
+        self.assertTrue(err.startswith("blockbloom "), err)  # no abort
+        self.assertNotIn("terminate called", err)
+        return err
+
+    def test_huge_sparse_files(self):
+        for gib in (20, 300):
+            path = self.path("sparse-%d.bbf" % gib)
+            with open(path, "wb") as f:
+                f.truncate(gib << 30)
+            for args in (["info", path], ["query", path, "-"],
+                         ["query", "--count", path, "-"]):
+                with self.subTest(gib=gib, args=args[:-1]):
+                    # Mapped, not read: only its last bytes are looked at.
+                    self.check_bounded(args, "not a blockbloom filter",
+                                       stdin=subprocess.DEVNULL,
+                                       data_bytes=1 << 30)
+                    # Under ulimit -v it cannot even be mapped: said so.
+                    if sanitized():
+                        continue  # ASan needs more address space than that
+                    err = self.check_bounded(args, path,
+                                             stdin=subprocess.DEVNULL,
+                                             address_bytes=4 << 30)
+                    self.assertIn("ulimit -v", err)
+
+    def test_endless_devices_and_pipes(self):
+        # /dev/zero never ends: at most --max_memory (default 1 GiB) is read.
+        err = self.check_bounded(["info", "/dev/zero"], "/dev/zero",
+                                 data_bytes=2 << 30)
+        self.assertIn("--max_memory", err)
+        self.check_bounded(["query", "--max_memory=1M", "/dev/zero", "-"],
+                           "more than 1048576 bytes",
+                           stdin=subprocess.DEVNULL, data_bytes=2 << 30)
+        # Standard input that never ends.
+        with open("/dev/zero", "rb") as zero:
+            self.check_bounded(["info", "--max_memory=16M", "-"],
+                               "standard input", stdin=zero,
+                               data_bytes=2 << 30)
+        # A FIFO fed without end.
+        fifo = self.path("fifo")
+        os.mkfifo(fifo)
+
+        def feed():
+            try:
+                with open(fifo, "wb") as f:
+                    while True:
+                        f.write(b"\0" * (1 << 20))
+            except OSError:  # the reader went away: EPIPE
+                pass
+
+        threading.Thread(target=feed, daemon=True).start()
+        self.check_bounded(["info", "--max_memory=16M", fifo], fifo,
+                           data_bytes=2 << 30)
+
+    def test_inputs_that_are_not_keys(self):
+        # build and query read keys of any length, but not without end:
+        # /dev/zero is one endless line. A key over --max_memory (default
+        # 1 GiB) stops the input with exit 2; nothing is written.
+        out = self.path("f.bbf")
+        # With the default limit, under a 512 MiB data limit: memory runs out
+        # first, which is an error too.
+        self.check_bounded(["build", "/dev/zero", "-o", out],
+                           "/dev/zero: ", data_bytes=512 << 20)
+        err = self.check_bounded(["build", "--max_memory=1M", "/dev/zero",
+                                  "-o", out], "longer than 1048576 bytes",
+                                 data_bytes=2 << 30)
+        self.assertIn("--max_memory", err)
+        self.assertFalse(os.path.exists(out))
+        f = self.build(numbered(b"k", 10), "ok.bbf")
+        for args in (["query", "--max_memory=1M", f, "/dev/zero"],
+                     ["query", "--max_memory=1M", "--input_format=lenprefixed",
+                      f, "-"]):
+            with self.subTest(args=args):
+                self.check_bounded(args, "longer than 1048576 bytes",
+                                   stdin=b"\xff\xff\xff\x7f" + b"x" * (2 << 20)
+                                   if args[-1] == "-" else None,
+                                   data_bytes=2 << 30)
+        # bench's keys are generated: too many for memory is a usage error.
+        if not sanitized():
+            result = subprocess.run(
+                [BLOCKBLOOM, "bench", "--keys=4294967296"],
+                capture_output=True, timeout=120,
+                preexec_fn=limited(data_bytes=2 << 30))
+            self.assertEqual(result.returncode, EXIT_USAGE, result.stderr)
+            self.assertIn(b"out of memory", result.stderr)
+
+    def test_filters_from_pipes_and_redirects_still_work(self):
+        f = self.build(numbered(b"k", 3000))
+        with open(f, "rb") as data:
+            filter_bytes = data.read()
+        fifo = self.path("fifo")
+        os.mkfifo(fifo)
+
+        def feed():
+            with open(fifo, "wb") as out:
+                out.write(filter_bytes)
+
+        threading.Thread(target=feed, daemon=True).start()
+        out = self.check_run(["info", "--json", fifo]).stdout
+        self.assertEqual(json.loads(out)["num_keys"], 3000)
+        # Standard input redirected from the file (mapped), also when part
+        # of it was already read: the filter is what follows.
+        with open(self.path("prefixed"), "wb") as out:
+            out.write(b"header\n" + filter_bytes)
+        with open(self.path("prefixed"), "rb", buffering=0) as stdin:
+            self.assertEqual(stdin.read(7), b"header\n")
+            result = subprocess.run([BLOCKBLOOM, "info", "--json", "-"],
+                                    stdin=stdin, capture_output=True,
+                                    timeout=120)
+        self.assertEqual(result.returncode, EXIT_OK, result.stderr)
+        self.assertEqual(json.loads(result.stdout)["size_on_disk_bytes"],
+                         len(filter_bytes))
+
+    def test_file_that_grows_while_read(self):
+        # Read as it was when opened: its appended tail is not a footer.
+        f = self.build(numbered(b"k", 3000))
+        stop = threading.Event()
+
+        def grow():
+            with open(f, "ab") as out:
+                for _ in range(64):
+                    if stop.is_set():
+                        break
+                    out.write(b"\0" * (1 << 20))
+                    out.flush()
+
+        writer = threading.Thread(target=grow, daemon=True)
+        writer.start()
+        result = subprocess.run([BLOCKBLOOM, "info", f], capture_output=True,
+                                timeout=120,
+                                preexec_fn=limited(data_bytes=2 << 30))
+        stop.set()
+        writer.join(60)
+        self.assertIn(result.returncode, (EXIT_OK, EXIT_BAD_INPUT),
+                      result.stderr)
+
+    def test_zstd_bombs(self):
+        # A real filter (1 key in 256 MiB of bits, zstd: about 8 KB) that
+        # expands 32000x: refused before allocating, with how to read it.
+        one = self.write("one.txt", b"the only key\n")
+        bomb = self.path("bomb.bbf")
+        self.check_run(["build", "--quiet", "--compression=zstd",
+                        "--bits_per_key=%d" % (256 << 23), one, "-o", bomb])
+        self.assertLess(os.path.getsize(bomb), 64 << 10)
+        for args in (["info", bomb], ["query", bomb, one]):
+            with self.subTest(args=args):
+                err = self.check_bounded(args, "decompression",
+                                         data_bytes=2 << 30)
+                self.assertIn("--max_memory=256M", err)
+                self.assertIn(bomb, err)
+        # Given --max_memory, the user vouches for the file: it opens.
+        out = self.check_run(["query", "--max_memory=256M", bomb, one])
+        self.assertEqual(out.stdout, b"1\n")
+        self.assertEqual(self.check_run(
+            ["info", "--json", "--max_memory=300M", bomb]).stdout.count(
+                b'"num_keys": 1,'), 1)
+        # A filter over --max_memory, whatever its ratio.
+        sparse = self.build(numbered(b"k", 20000), "sparse.bbf",
+                            ["--bits_per_key=1000", "--compression=zstd"])
+        info = self.info(sparse)  # the default limit (1 GiB) lets it open
+        self.assertGreater(info["bits_bytes"], 2 << 20)
+        err = self.check_bounded(["info", "--max_memory=1M", sparse],
+                                 "over --max_memory=1M")
+        self.assertIn("--max_memory=3M", err)  # rounded up to what it needs
+
+
 class FailedBuildTest(CliTestCase):
     """A build that fails leaves no file behind (and an existing OUTPUT as
     it was)."""
@@ -394,11 +609,13 @@ class FailedBuildTest(CliTestCase):
         self.assert_only("keys.txt")
 
     def test_output_is_a_directory(self):
-        # The temporary file is written, then the rename fails: it must go.
+        # Refused before the keys are read, without a temporary file or its
+        # name in the message.
         os.mkdir(self.path("out"))
         result = self.check_run(["build", self.keys, "-o", self.path("out")],
                                 code=EXIT_WRITE_ERROR)
-        self.assertIn("Is a directory", result.stderr.decode())
+        self.assertIn("is a directory", result.stderr.decode())
+        self.assertNotIn(".tmp", result.stderr.decode())
         self.assert_only("keys.txt", "out")
         self.assertEqual(os.listdir(self.path("out")), [])
 
@@ -450,6 +667,197 @@ class FailedBuildTest(CliTestCase):
                                  self.path("f.bbf")], code=EXIT_BAD_INPUT)
         self.assertIn("No such file or directory", result.stderr.decode())
         self.assert_only("keys.txt", "bad.bin")
+
+
+class OutputTest(CliTestCase):
+    """-o never destroys a file: not the input, not a device, not a
+    directory; an existing file keeps its mode and owner (issue 18)."""
+
+    def setUp(self):
+        super().setUp()
+        self.keys_data = lines(numbered(b"k", 3000))
+        self.keys = self.write("keys.txt", self.keys_data)
+
+    def assert_unchanged(self, path, data):
+        with open(path, "rb") as f:
+            self.assertEqual(f.read(), data)
+
+    def test_output_is_the_input(self):
+        # The same file by any name: the same path, ./path, dir/../path, a
+        # symbolic link either way, a hard link, standard input redirected
+        # from it. Refused before anything is read or written.
+        os.mkdir(self.path("sub"))
+        os.symlink(self.keys, self.path("link-to-keys"))
+        os.link(self.keys, self.path("hard-link"))
+        out_link = self.path("link-to-keys-out")
+        os.symlink("keys.txt", out_link)
+        cases = [
+            ([self.keys, "-o", self.keys], None),
+            (["keys.txt", "-o", "./keys.txt"], self.dir),
+            (["./keys.txt", "-o", "sub/../keys.txt"], self.dir),
+            ([self.keys, "-o", self.path("link-to-keys")], None),
+            ([self.path("link-to-keys"), "-o", self.keys], None),
+            ([self.keys, "-o", out_link], None),
+            ([self.path("hard-link"), "-o", self.keys], None),
+            (["-", "-o", self.keys], "stdin"),
+        ]
+        for args, how in cases:
+            with self.subTest(args=args):
+                if how == "stdin":
+                    with open(self.keys, "rb") as stdin:
+                        result = subprocess.run(
+                            [BLOCKBLOOM, "build"] + args, stdin=stdin,
+                            capture_output=True, timeout=120)
+                else:
+                    result = subprocess.run([BLOCKBLOOM, "build"] + args,
+                                            cwd=how, capture_output=True,
+                                            timeout=120)
+                self.assertEqual(result.returncode, EXIT_USAGE, result.stderr)
+                self.assertIn(b"same file", result.stderr)
+                self.assertEqual(result.stdout, b"")
+                self.assert_unchanged(self.keys, self.keys_data)
+                self.assertTrue(os.path.islink(self.path("link-to-keys")))
+        self.assertEqual(sorted(os.listdir(self.dir)),
+                         ["hard-link", "keys.txt", "link-to-keys",
+                          "link-to-keys-out", "sub"])
+
+    def test_output_is_a_device_or_pipe(self):
+        # Character devices and pipes are written into, never replaced by a
+        # regular file: a /dev/null of our own (as root), a FIFO.
+        fifo = self.path("fifo")
+        os.mkfifo(fifo)
+        received = []
+
+        def read_fifo():
+            with open(fifo, "rb") as f:
+                received.append(f.read())
+
+        import threading
+        # A daemon: if the FIFO were replaced, the reader would wait forever.
+        reader = threading.Thread(target=read_fifo, daemon=True)
+        reader.start()
+        result = self.check_run(["build", self.keys, "-o", fifo])
+        reader.join(60)
+        self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode))
+        self.assertEqual(len(received), 1)
+        self.assertIn(b"bytes written:  %d " % len(received[0]),
+                      result.stdout)
+        # What went through the pipe is the filter.
+        copy = self.write("from-fifo.bbf", received[0])
+        self.assertEqual(self.info(copy)["num_keys"], 3000)
+
+        null = self.make_device("null", stat.S_IFCHR, 1, 3)
+        self.check_run(["build", self.keys, "-o", null])
+        self.assertTrue(stat.S_ISCHR(os.lstat(null).st_mode))
+        # A device that fails the write: exit 3, still a device.
+        full = self.make_device("full", stat.S_IFCHR, 1, 7)
+        result = self.check_run(["build", self.keys, "-o", full],
+                                code=EXIT_WRITE_ERROR)
+        self.assertIn(b"No space left on device", result.stderr)
+        self.assertTrue(stat.S_ISCHR(os.lstat(full).st_mode))
+
+    def test_output_that_cannot_be_written_into(self):
+        # Directories, block devices, sockets and links to nothing are
+        # refused, with the reason, before the input is read; nothing
+        # changes and no temporary name shows.
+        os.mkdir(self.path("dir"))
+        sock = socket.socket(socket.AF_UNIX)
+        sock.bind(self.path("sock"))
+        self.addCleanup(sock.close)
+        os.symlink("missing.bbf", self.path("dangling"))
+        cases = [("dir", "is a directory"), ("sock", "is a socket"),
+                 ("dangling", "missing.bbf")]
+        try:
+            self.make_device("disk", stat.S_IFBLK, 7, 200)
+            cases.append(("disk", "is a block device"))
+        except unittest.SkipTest:
+            pass
+        for name, reason in cases:
+            with self.subTest(name):
+                before = os.lstat(self.path(name))
+                # The input does not exist: refused before reading it.
+                result = self.check_run(
+                    ["build", self.path("no-such-input"), "-o",
+                     self.path(name)], code=EXIT_WRITE_ERROR)
+                err = result.stderr.decode()
+                self.assertIn(reason, err)
+                self.assertNotIn(".tmp", err)
+                self.assertNotIn("no-such-input", err)
+                after = os.lstat(self.path(name))
+                self.assertEqual((before.st_mode, before.st_ino),
+                                 (after.st_mode, after.st_ino))
+        self.assertEqual(os.listdir(self.path("dir")), [])
+
+    def test_output_through_a_symbolic_link(self):
+        # A link to a filter file: the file it points to is replaced, the
+        # link stays a link.
+        self.check_run(["build", self.keys, "-o", self.path("real.bbf")])
+        os.symlink("real.bbf", self.path("link.bbf"))
+        other = self.write("other.txt", lines(numbered(b"o", 10)))
+        self.check_run(["build", "--encoding=full", other, "-o",
+                        self.path("link.bbf")])
+        self.assertTrue(os.path.islink(self.path("link.bbf")))
+        self.assertEqual(self.info(self.path("real.bbf"))["num_keys"], 10)
+
+    def test_rebuild_keeps_mode_and_owner(self):
+        # The filter holds the seed: a rebuild keeps the old file's mode
+        # (and, as root, its owner); new files get 0666 minus the umask.
+        out = self.path("f.bbf")
+        self.check_run(["build", self.keys, "-o", out])
+        os.chmod(out, 0o600)
+        self.check_run(["build", "--seed=7", self.keys, "-o", out])
+        self.assertEqual(stat.S_IMODE(os.stat(out).st_mode), 0o600)
+        os.chmod(out, 0o640)
+        self.check_run(["build", self.keys, "-o", out])
+        self.assertEqual(stat.S_IMODE(os.stat(out).st_mode), 0o640)
+        for umask, mode in ((0o077, 0o600), (0o022, 0o644), (0o002, 0o664)):
+            with self.subTest(umask=oct(umask)):
+                new = self.path("new-%o.bbf" % umask)
+                result = subprocess.run(
+                    [BLOCKBLOOM, "build", self.keys, "-o", new],
+                    capture_output=True, timeout=120,
+                    preexec_fn=lambda: os.umask(umask))
+                self.assertEqual(result.returncode, EXIT_OK, result.stderr)
+                self.assertEqual(stat.S_IMODE(os.stat(new).st_mode), mode)
+        # The owner, where we may set it (root, outside a user namespace
+        # that maps no other ids).
+        try:
+            os.chown(out, 12345, 23456)
+        except OSError as e:
+            self.skipTest("cannot give a file another owner here: %s" % e)
+        self.check_run(["build", self.keys, "-o", out])
+        st = os.stat(out)
+        self.assertEqual((st.st_uid, st.st_gid), (12345, 23456))
+        self.assertEqual(stat.S_IMODE(st.st_mode), 0o640)
+
+    def test_long_output_names(self):
+        # Names up to the file system's limit (255 bytes): the temporary
+        # name beside them is shortened, not the output's.
+        for length in (240, 254, 255):
+            with self.subTest(length=length):
+                name = "n" * (length - 4) + ".bbf"
+                self.check_run(["build", self.keys, "-o", self.path(name)])
+                self.assertEqual(self.info(self.path(name))["num_keys"],
+                                 3000)
+                os.unlink(self.path(name))
+        self.assertEqual(sorted(os.listdir(self.dir)), ["keys.txt"])
+
+    def make_device(self, name, kind, major, minor):
+        """A device node in the test's directory, or SkipTest without the
+        privilege to make one."""
+        path = self.path(name)
+        try:
+            os.mknod(path, kind | 0o666, os.makedev(major, minor))
+        except PermissionError as e:
+            raise unittest.SkipTest("cannot make device nodes: %s" % e)
+        if kind == stat.S_IFCHR:
+            try:
+                with open(path, "rb"):
+                    pass
+            except OSError as e:
+                raise unittest.SkipTest("device nodes cannot be opened "
+                                        "here: %s" % e)
+        return path
 
 
 class InputTest(CliTestCase):
@@ -504,10 +912,13 @@ class InputTest(CliTestCase):
 
 class ProgressBarTest(CliTestCase):
 
-    def build_under_pty(self, extra_flags):
-        """Runs a build with stderr on a pseudo-terminal; returns what the
-        terminal received, and the exit code."""
-        keys = self.write("keys.txt", lines(numbered(b"k", 5000)))
+    def build_under_pty(self, extra_flags, write_keys=True):
+        """Runs a build of keys.txt (5000 keys written first, unless
+        `write_keys` is false) with stderr on a pseudo-terminal; returns what
+        the terminal received, and the exit code."""
+        keys = self.path("keys.txt")
+        if write_keys:
+            self.write("keys.txt", lines(numbered(b"k", 5000)))
         master, slave = pty.openpty()
         try:
             proc = subprocess.Popen(
@@ -603,6 +1014,190 @@ class UsageTest(CliTestCase):
                 self.assertIn("blockbloom " + args[0 if args[0] != "help"
                                                    else 1], text)
                 self.assertIn("Exit codes", text)
+
+
+class MessagesTest(CliTestCase):
+    """What the tool says: every message is the tool's own, names the
+    command and says what to do (issue 18)."""
+
+    def test_lost_standard_output_is_an_error(self):
+        # A summary that cannot be written (a full disk: /dev/full) is an
+        # error, exit 3, for every command that prints one.
+        keys = self.write("keys.txt", lines(numbered(b"k", 1000)))
+        f = self.path("f.bbf")
+        for args in (["build", keys, "-o", f], ["info", f],
+                     ["info", "--json", f], ["query", f, keys],
+                     ["query", "--count", f, keys], ["bench", "--keys=1000"],
+                     ["--help"], ["help", "build"]):
+            with self.subTest(args=args):
+                with open("/dev/full", "wb") as full:
+                    result = subprocess.run([BLOCKBLOOM] + args, stdout=full,
+                                            stderr=subprocess.PIPE,
+                                            timeout=120)
+                self.assertEqual(result.returncode, EXIT_WRITE_ERROR,
+                                 result.stderr)
+                err = result.stderr.decode()
+                self.assertIn("standard output", err)
+                self.assertIn("No space left on device", err)
+        # The filter itself was written, and the message says so.
+        with open("/dev/full", "wb") as full:
+            result = subprocess.run([BLOCKBLOOM, "build", "--seed=3", keys,
+                                     "-o", f], stdout=full,
+                                    stderr=subprocess.PIPE, timeout=120)
+        self.assertIn(b"written to " + f.encode(), result.stderr)
+        self.assertEqual(self.info(f)["seed"], 3)
+
+    def test_json_is_valid_utf8_whatever_the_file_name(self):
+        # Bytes that are not UTF-8 become U+FFFD (one per maximal invalid
+        # sequence, as Python's errors="replace"); UTF-8 and control
+        # characters are kept (escaped).
+        f = self.build(numbered(b"k", 10))
+        for raw in (b"bad\xff\xfe.bbf", b"caf\xc3\xa9.bbf",
+                    b"cut\xe2\x82.bbf", b"over\xc0\xafl.bbf",
+                    b"surrogate\xed\xa0\x80.bbf", b"big\xf4\x90\x80\x80.bbf",
+                    b"tab\tnl\ndel\x7f.bbf", b"\xf0\x9f\x98\x80.bbf"):
+            with self.subTest(raw=raw):
+                path = os.path.join(os.fsencode(self.dir), raw)
+                with open(f, "rb") as src, open(path, "wb") as dst:
+                    dst.write(src.read())
+                out = subprocess.run([os.fsencode(BLOCKBLOOM), b"info",
+                                      b"--json", path], capture_output=True,
+                                     timeout=120)
+                self.assertEqual(out.returncode, EXIT_OK, out.stderr)
+                info = json.loads(out.stdout.decode("utf-8"))  # strict
+                self.assertEqual(info["file"],
+                                 path.decode("utf-8", errors="replace"))
+
+    def test_progress_bar_counts_what_was_read(self):
+        # Each frame counts the keys and bytes consumed so far ("1 key", not
+        # "1 keys, 1.0 MiB" of read-ahead); the last one reaches 100%.
+        keys = numbered(b"key-", 200000)
+        self.write("keys.txt", lines(keys))
+        seen, code = ProgressBarTest.build_under_pty(self, [],
+                                                     write_keys=False)
+        self.assertEqual(code, EXIT_OK)
+        frames = [f for f in seen.split(b"\r\x1b[K") if f]
+        reading = [f for f in frames if f.startswith(b"reading keys")]
+        self.assertTrue(reading, frames)
+        total = os.path.getsize(self.path("keys.txt"))
+        for frame in reading:
+            m = re.search(rb" (\d+)%  (\d+) (keys?), ([\d.]+) (B|KiB|MiB)$",
+                          frame)
+            self.assertIsNotNone(m, frame)
+            percent, n, word = int(m.group(1)), int(m.group(2)), m.group(3)
+            self.assertEqual(word, b"key" if n == 1 else b"keys", frame)
+            scale = {b"B": 1, b"KiB": 1024, b"MiB": 1 << 20}[m.group(5)]
+            consumed = float(m.group(4)) * scale
+            # The bytes of n keys of this input, not a buffer's worth.
+            expected = len(lines(keys[:n]))
+            self.assertLess(abs(consumed - expected), 0.06 * expected + 64,
+                            frame)
+            self.assertLessEqual(percent, 100 * expected // total + 1, frame)
+        self.assertIn(b"100%", reading[-1])
+
+    def test_flag_messages_are_the_tools_own(self):
+        keys = self.write("keys.txt", b"a\n")
+        out = self.path("f.bbf")
+        cases = [
+            (["build", keys, "-o", "-"], "build", "-o"),
+            (["build", keys, "-o", out, "--bits-per-key=3"], "build",
+             "did you mean --bits_per_key"),
+            (["info", "--jsno", out], "info", "did you mean --json"),
+            (["query", "--Count", out], "query", "did you mean --count"),
+            (["build", keys, "-o", out, "--fprate=0.1"], "build",
+             "did you mean --fp_rate"),
+            (["build", keys, "-o", out, "--bits_per_key=x"], "build",
+             "--bits_per_key"),
+            (["redis", "info", "--name=a", "--passwrd_file=x"], "redis",
+             "unknown flag"),
+            (["--frobnicate"], "", "unknown flag --frobnicate"),
+        ]
+        for args, command, text in cases:
+            with self.subTest(args=args):
+                result = self.check_run(args, code=EXIT_USAGE)
+                err = result.stderr.decode()
+                self.assertNotIn("RAW:", err)
+                self.assertNotIn("Did you really mean", err)
+                self.assertNotIn("ERROR:", err)
+                prefix = "blockbloom %s: error: " % command if command else \
+                    "blockbloom: error: "
+                self.assertTrue(err.startswith(prefix), err)
+                self.assertIn(text, err)
+                self.assertIn("Run 'blockbloom help", err)
+        self.assertFalse(os.path.exists(out))
+        # A value that looks like a flag is still a value where one is due.
+        dash = self.path("-dash.bbf")
+        self.check_run(["build", keys, "-o", dash])
+        self.assertTrue(os.path.exists(dash))
+
+    def test_duplicates_are_counted_and_estimated(self):
+        # Three copies of the same keys, not adjacent: the summary says what
+        # it counted (keys added, adjacent duplicates once) and how many
+        # distinct keys the bits say there are, and warns that the filter is
+        # sized for three times too many.
+        keys = numbered(b"user:", 50000)
+        data = lines(keys) * 3
+        result = self.check_run(["build", "-", "-o", self.path("f.bbf")],
+                                stdin=data)
+        out = result.stdout.decode()
+        self.assertIn("keys read:      150000", out)
+        self.assertNotIn("150000 distinct", out)
+        m = re.search(r"distinct keys:  about (\d+)", out)
+        self.assertIsNotNone(m, out)
+        self.assertLess(abs(int(m.group(1)) - 50000), 1000)
+        err = result.stderr.decode()
+        self.assertIn("repeat", err)
+        self.assertIn("sort -u", err)
+        # Without duplicates: the estimate, and no warning.
+        result = self.check_run(["build", "-", "-o", self.path("g.bbf")],
+                                stdin=lines(keys))
+        m = re.search(r"distinct keys:  about (\d+)", result.stdout.decode())
+        self.assertLess(abs(int(m.group(1)) - 50000), 1000)
+        self.assertEqual(result.stderr, b"")
+
+    def test_useless_false_positive_rates_are_refused(self):
+        keys = self.write("keys.txt", lines(numbered(b"k", 1000)))
+        out = self.path("f.bbf")
+        for flag in ("--bits_per_key=1e-300", "--bits_per_key=0.5",
+                     "--bits_per_key=1", "--fp_rate=0.9999999",
+                     "--fp_rate=0.5"):
+            for command in (["build", keys, "-o", out], ["bench"]):
+                with self.subTest(flag=flag, command=command[0]):
+                    result = self.check_run(command + [flag], code=EXIT_USAGE)
+                    self.assertIn("false-positive rate", result.stderr.decode())
+        self.assertFalse(os.path.exists(out))
+        self.check_run(["build", keys, "-o", out, "--fp_rate=0.3"])
+        self.check_run(["build", keys, "-o", out, "--bits_per_key=2"])
+
+
+class InteractiveQueryTest(CliTestCase):
+
+    def test_answers_each_line_on_a_terminal(self):
+        # Keys typed at a terminal are answered one line at a time, not when
+        # a batch of 1024 fills or the input ends.
+        f = self.build(numbered(b"k", 100))
+        master, slave = pty.openpty()
+        proc = subprocess.Popen([BLOCKBLOOM, "query", f], stdin=slave,
+                                stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+        os.close(slave)
+        try:
+            for key, answer in ((b"k5", b"1\n"), (b"not-there", b"0\n"),
+                                (b"k99", b"1\n")):
+                os.write(master, key + b"\n")
+                ready, _, _ = select.select([proc.stdout], [], [], 30)
+                self.assertTrue(ready, "no answer to %r before the input "
+                                "ended" % key)
+                self.assertEqual(os.read(proc.stdout.fileno(), 100), answer)
+            os.write(master, b"\x04")  # end of input
+            self.assertEqual(proc.wait(timeout=60), EXIT_OK)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            os.close(master)
+            proc.stdout.close()
+            proc.stderr.close()
 
 
 class BenchTest(CliTestCase):

@@ -11,11 +11,16 @@ import argparse
 import json
 import os
 import shutil
+import signal
+import stat
+import subprocess
 import sys
+import time
 import unittest
 
 import cli_test
-from cli_test import EXIT_BAD_INPUT, EXIT_REDIS, EXIT_USAGE, lines, numbered
+from cli_test import (EXIT_BAD_INPUT, EXIT_OK, EXIT_REDIS, EXIT_USAGE,
+                      EXIT_WRITE_ERROR, lines, numbered)
 from redis_support import RedisServer, free_port
 
 REDIS_SERVER = None
@@ -132,6 +137,236 @@ class PushPullTest(RedisCliTestCase):
         self.assertEqual(shared["num_shards"], 1)
 
 
+    def test_pull_output_kinds(self):
+        # -o as for build (tools/output_file.h): a device node is written
+        # into, never replaced; a directory is refused before connecting; a
+        # regular file keeps its mode.
+        local = self.build(numbered(b"k", 5000), "f.bbf")
+        name = ["--name=f", self.url]
+        self.check_run(["redis", "push", local] + name)
+        try:
+            null = self.path("null")
+            os.mknod(null, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        except PermissionError:
+            null = None  # no privilege to make device nodes: FIFO only
+        if null is not None:
+            out = self.check_run(["redis", "pull", "-o", null] + name).stdout
+            self.assertIn(b"bytes written to", out)
+            self.assertTrue(stat.S_ISCHR(os.lstat(null).st_mode))
+        os.mkdir(self.path("dir"))
+        nowhere = "--url=redis://127.0.0.1:%d" % free_port()
+        result = self.check_run(["redis", "pull", "-o", self.path("dir"),
+                                 "--name=f", nowhere], code=EXIT_WRITE_ERROR)
+        self.assertIn(b"is a directory", result.stderr)
+        self.assertEqual(os.listdir(self.path("dir")), [])
+        pulled = self.path("pulled.bbf")
+        self.check_run(["redis", "pull", "-o", pulled] + name)
+        os.chmod(pulled, 0o600)
+        self.check_run(["redis", "pull", "-o", pulled] + name)
+        self.assertEqual(stat.S_IMODE(os.stat(pulled).st_mode), 0o600)
+
+
+class LifecycleTest(RedisCliTestCase):
+    """A push that is interrupted, or that a server evicts from, never leaves
+    keys behind for good, and never reports success (issue 18)."""
+
+    def big_filter(self):
+        """A filter of 64 MiB of bits holding one key, and the push
+        arguments that upload it in 256 shards."""
+        one = self.write("one.txt", b"the only key\n")
+        big = self.path("big.bbf")
+        self.check_run(["build", "--quiet", "--bits_per_key=%d" % (64 << 23),
+                        one, "-o", big])
+        return ["redis", "push", big, "--name=big", "--shard_bytes=262144",
+                self.url + "?timeout=30000"]
+
+    def start_push_and_pause(self, args):
+        """Starts `blockbloom ARGS` and pauses the server's writes as soon
+        as the first shards are there: the push is then midway."""
+        proc = subprocess.Popen([cli_test.BLOCKBLOOM] + args,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 60
+        while not self.server.keys(b"bb:{big}:*"):
+            if proc.poll() is not None:
+                self.fail("the push ended before its shards showed: %r" %
+                          (proc.communicate(),))
+            self.assertLess(time.monotonic(), deadline)
+        self.assertEqual(self.server.command(b"CLIENT", b"PAUSE", b"20000",
+                                              b"WRITE"), b"+OK")
+        return proc
+
+    def test_killed_push_leaves_only_expiring_shards(self):
+        proc = self.start_push_and_pause(self.big_filter())
+        try:
+            proc.kill()  # SIGKILL: no cleanup possible
+            proc.communicate(timeout=60)
+        finally:
+            self.server.command(b"CLIENT", b"UNPAUSE")
+        self.assertEqual(self.server.command(b"EXISTS", b"bb:{big}"), b":0")
+        shards = self.server.keys(b"bb:{big}:*")
+        self.assertTrue(shards)
+        for key in shards:
+            ttl = int(self.server.command(b"PTTL", key)[1:])
+            self.assertGreater(ttl, 0, key)  # -1 would be forever
+            self.assertLessEqual(ttl, 10 * 60 * 1000, key)
+        # delete finds them although no filter names them.
+        out = self.check_run(["redis", "delete", "--name=big",
+                              self.url]).stdout
+        self.assertIn(b"orphaned shard", out)
+        self.assertEqual(self.server.keys(), [])
+
+    def test_interrupted_push_cleans_up(self):
+        proc = self.start_push_and_pause(self.big_filter())
+        try:
+            proc.send_signal(signal.SIGINT)
+        finally:
+            self.server.command(b"CLIENT", b"UNPAUSE")
+        _, err = proc.communicate(timeout=60)
+        self.assertEqual(proc.returncode, -signal.SIGINT, err)
+        self.assertIn(b"interrupted", err)
+        self.assertEqual(self.server.keys(), [])
+
+    def test_published_shards_have_the_filters_expiry(self):
+        # Pending shards expire; published ones keep the filter's own
+        # expiry (none, or --expire).
+        local = self.build(numbered(b"k", 20000), "f.bbf")
+        for flags, low, high in (([], -1, -1),
+                                 (["--expire=1h", "--replace"], 3500000,
+                                  3600000)):
+            self.check_run(["redis", "push", local, "--name=f",
+                            "--shard_bytes=4096", self.url] + flags)
+            keys = self.server.keys(b"bb:{f}*")
+            self.assertGreater(len(keys), 5)
+            for key in keys:
+                ttl = int(self.server.command(b"PTTL", key)[1:])
+                self.assertTrue(low <= ttl <= high, (key, ttl))
+
+    def test_evicted_shards_fail_the_push(self):
+        # A server that evicts any key when short of memory drops shards
+        # while the others go up: the push fails (exit 4), says why, and
+        # leaves nothing; the policy is warned about first.
+        evicting = RedisServer(REDIS_SERVER, self.dir, extra_args=[
+            "--maxmemory", "8mb", "--maxmemory-policy", "allkeys-random"])
+        self.addCleanup(evicting.stop)
+        one = self.write("one.txt", b"the only key\n")
+        big = self.path("big.bbf")
+        self.check_run(["build", "--quiet", "--compression=zstd",
+                        "--bits_per_key=%d" % (32 << 23), one, "-o", big])
+        result = self.check_run(["redis", "push", big, "--name=big",
+                                 "--shard_bytes=1048576",
+                                 "--url=" + evicting.url],
+                                code=EXIT_REDIS)
+        err = result.stderr.decode()
+        self.assertIn("warning", err)
+        self.assertIn("allkeys-random", err)
+        self.assertIn("evict", err.split("error:", 1)[1])
+        self.assertEqual(result.stdout, b"")
+        self.assertEqual(evicting.keys(b"bb:*"), [])
+        # A server that never evicts gets no warning.
+        result = self.check_run(["redis", "push", big, "--name=big",
+                                 self.url])
+        self.assertEqual(result.stderr, b"")
+
+    def test_lost_report_is_an_error(self):
+        local = self.build(numbered(b"k", 5000), "f.bbf")
+        keys = self.path("f.bbf.keys")
+        name = ["--name=f", self.url]
+        for args in (["redis", "push", local] + name,
+                     ["redis", "pull", "-o", self.path("p.bbf")] + name,
+                     ["redis", "info"] + name,
+                     ["redis", "query", keys] + name,
+                     ["redis", "delete"] + name):
+            with self.subTest(args=args[:2]):
+                with open("/dev/full", "wb") as full:
+                    result = subprocess.run([cli_test.BLOCKBLOOM] + args,
+                                            stdout=full,
+                                            stderr=subprocess.PIPE,
+                                            timeout=120)
+                self.assertEqual(result.returncode, EXIT_WRITE_ERROR,
+                                 result.stderr)
+                self.assertIn(b"No space left on device", result.stderr)
+
+
+class PasswordTest(RedisCliTestCase):
+    """The password can stay out of the command line (ps): a file or the
+    environment (issue 18). It is never printed."""
+
+    PASSWORD = "pa:ss@w%rd/s3cret?"
+
+    def setUp(self):
+        super().setUp()
+        self.secure = RedisServer(REDIS_SERVER, self.dir, extra_args=[
+            "--requirepass", self.PASSWORD])
+        self.addCleanup(self.secure.stop)
+        self.local = self.build(numbered(b"k", 5000), "f.bbf")
+
+    def run_env(self, args, env=None, code=EXIT_OK):
+        environment = {k: v for k, v in os.environ.items()
+                       if k != "BLOCKBLOOM_REDIS_PASSWORD"}
+        environment.update(env or {})
+        result = cli_test.run(args, env=environment)
+        self.assertEqual(result.returncode, code, result.stderr)
+        for stream in (result.stdout, result.stderr):
+            self.assertNotIn(self.PASSWORD.encode(), stream)
+        return result
+
+    def password_file(self, text, mode=0o600):
+        path = self.write("password", text)
+        os.chmod(path, mode)
+        return "--password_file=" + path
+
+    def test_from_the_environment(self):
+        url = "--url=" + self.secure.url
+        env = {"BLOCKBLOOM_REDIS_PASSWORD": self.PASSWORD}
+        self.run_env(["redis", "push", self.local, "--name=f", url], env)
+        self.run_env(["redis", "info", "--name=f", url], env)
+        # Without it: refused by the server.
+        self.run_env(["redis", "info", "--name=f", url], code=EXIT_REDIS)
+        # A wrong one: the message says where it came from, not what it is.
+        result = self.run_env(["redis", "info", "--name=f", url],
+                              {"BLOCKBLOOM_REDIS_PASSWORD": "wrong-one"},
+                              code=EXIT_REDIS)
+        self.assertIn(b"BLOCKBLOOM_REDIS_PASSWORD", result.stderr)
+        self.assertNotIn(b"wrong-one", result.stderr)
+
+    def test_from_a_file(self):
+        url = "--url=" + self.secure.url
+        flag = self.password_file((self.PASSWORD + "\n").encode())
+        result = self.run_env(["redis", "push", self.local, "--name=f", url,
+                               flag])
+        self.assertEqual(result.stderr, b"")
+        for sub in (["info"], ["pull", "-o", self.path("p.bbf")],
+                    ["delete"]):
+            with self.subTest(sub=sub[0]):
+                self.run_env(["redis"] + sub + ["--name=f", url, flag])
+        # Readable by others: works, with a warning.
+        flag = self.password_file((self.PASSWORD + "\r\n").encode(), 0o644)
+        result = self.run_env(["redis", "push", self.local, "--name=f", url,
+                               flag])
+        self.assertIn(b"chmod 600", result.stderr)
+        # The file wins over the environment; both in URL and file: refused.
+        self.run_env(["redis", "info", "--name=f", url, flag],
+                     {"BLOCKBLOOM_REDIS_PASSWORD": "wrong-one"})
+        self.run_env(["redis", "info", "--name=f", flag,
+                      "--url=redis://:x@127.0.0.1:%d" % self.secure.port],
+                     code=EXIT_USAGE)
+        # A file that is missing or empty.
+        self.run_env(["redis", "info", "--name=f", url,
+                      "--password_file=" + self.path("nope")],
+                     code=EXIT_BAD_INPUT)
+        self.run_env(["redis", "info", "--name=f", url,
+                      self.password_file(b"\n")], code=EXIT_USAGE)
+
+    def test_acl_user_with_the_password_in_a_file(self):
+        self.assertEqual(self.secure.command(
+            b"ACL", b"SETUSER", b"alice", b"on", b">alice-pw", b"~*", b"&*",
+            b"+@all"), b"+OK")
+        url = "--url=redis://alice:@127.0.0.1:%d" % self.secure.port
+        flag = self.password_file(b"alice-pw\n")
+        self.run_env(["redis", "push", self.local, "--name=f", url, flag])
+        self.run_env(["redis", "info", "--name=f", url, flag])
+
+
 class ErrorTest(RedisCliTestCase):
 
     def test_connection_refused(self):
@@ -214,11 +449,27 @@ class ErrorTest(RedisCliTestCase):
                               self.url]).stdout
         self.assertIn(b"key count not stored", out)
 
+    def test_bad_names_are_usage_errors(self):
+        # Before connecting (nothing listens at the URL): exit 1.
+        nowhere = "--url=redis://127.0.0.1:%d" % free_port()
+        local = self.build(numbered(b"k", 5000), "f.bbf")
+        for name in ("a}b{c", "{x}", "x" * 1001):
+            for sub in (["push", local], ["pull", "-o", self.path("p.bbf")],
+                        ["query"], ["info"], ["delete"]):
+                with self.subTest(name=name[:10], sub=sub[0]):
+                    result = self.check_run(["redis"] + sub +
+                                            ["--name=" + name, nowhere],
+                                            stdin=b"", code=EXIT_USAGE)
+                    self.assertIn(b"--name", result.stderr)
+                    self.assertNotIn(b"connect", result.stderr)
+
     def test_help(self):
         text = self.check_run(["help", "redis"]).stdout.decode()
         for word in ("redis push", "redis pull", "redis query", "redis info",
                      "redis delete", "--url", "--name", "--shard_bytes",
-                     "--expire", "--replace", "Exit codes", "  4  "):
+                     "--expire", "--replace", "Exit codes", "  4  ",
+                     "--password_file", "BLOCKBLOOM_REDIS_PASSWORD",
+                     "orphaned", "noeviction"):
             self.assertIn(word, text)
 
 

@@ -45,8 +45,13 @@ class RedisServer:
     its log, `log_path`) in `directory`. stop() kills it (also call it on
     failure); it dies with the test process in any case."""
 
-    def __init__(self, redis_server, directory, attempts=5, timeout=10):
+    def __init__(self, redis_server, directory, attempts=5, timeout=10,
+                 extra_args=()):
         self.process = None
+        # A server started with --requirepass: our own commands AUTH first.
+        args = list(extra_args)
+        self.password = (args[args.index("--requirepass") + 1].encode()
+                         if "--requirepass" in args else None)
         logs = []
         for attempt in range(attempts):
             self.port = free_port()
@@ -56,7 +61,7 @@ class RedisServer:
                 self.process = subprocess.Popen(
                     [redis_server, "--port", str(self.port), "--bind",
                      "127.0.0.1", "--save", "", "--appendonly", "no",
-                     "--dir", directory],
+                     "--dir", directory, *extra_args],
                     stdin=subprocess.DEVNULL, stdout=log,
                     stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
             if self._wait_until_ready(timeout):
@@ -93,15 +98,40 @@ class RedisServer:
     def url(self):
         return "redis://127.0.0.1:%d" % self.port
 
+    def _connect(self, timeout):
+        s = socket.create_connection(("127.0.0.1", self.port), timeout)
+        if self.password is not None:
+            s.sendall(_encode([b"AUTH", self.password]))
+            if not s.recv(4096).startswith(b"+OK"):
+                s.close()
+                raise ValueError("AUTH failed")
+        return s
+
     def command(self, *args):
         """Sends one command (RESP) and returns the first reply line."""
-        with socket.create_connection(("127.0.0.1", self.port), 5) as s:
+        with self._connect(5) as s:
             s.sendall(_encode(args))
             return s.recv(4096).split(b"\r\n")[0]
 
+    def keys(self, pattern=b"*"):
+        """The keys matching `pattern` (KEYS: for tests on small servers)."""
+        with self._connect(5) as s:
+            s.sendall(_encode([b"KEYS", pattern]))
+            data = b""
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+                # A complete reply: the count, then that many bulk strings.
+                lines = data.split(b"\r\n")
+                n = int(lines[0][1:])
+                if len(lines) >= 2 * n + 2:
+                    return [lines[2 + 2 * i] for i in range(n)]
+
     def info(self, section):
         """INFO `section`: the bulk string's bytes."""
-        with socket.create_connection(("127.0.0.1", self.port), 1) as s:
+        with self._connect(1) as s:
             s.sendall(_encode([b"INFO", section]))
             data = b""
             while b"\r\n" not in data:

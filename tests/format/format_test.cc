@@ -329,6 +329,7 @@ TEST(FormatErrorsTest, DecompressionBombsAreRefused) {
   // Within the limit, the zstd frame must hold exactly what the footer says.
   ReadOptions roomy;
   roomy.max_decompressed_bytes = uint64_t{1} << 40;
+  roomy.max_decompression_ratio = 0;
   EXPECT_THAT(Open(bomb, roomy).message(), HasSubstr("the zstd frame holds"));
   // A compressed size larger than zstd could ever produce for the block
   // count is refused before decompressing.

@@ -1,6 +1,6 @@
 // Shared filters on a 3-node Redis Cluster on loopback: routing by key slot,
 // both placements, MOVED after a slot migrates, ASK during a migration,
-// expiry and deletion across nodes.
+// expiry and deletion across nodes, orphaned shards found on every node.
 #include <set>
 #include <string>
 #include <vector>
@@ -203,6 +203,30 @@ TEST_F(ClusterTest, FollowsAskDuringAMigration) {
   ASSERT_TRUE(cluster_->FinishMigration(slot, from, to));
   ExpectAllPresent(*f, keys);
   EXPECT_THAT(f->MayContain("during the move"), IsOkAndHolds(true));
+}
+
+TEST_F(ClusterTest, DeleteOrphansScansEveryNode) {
+  // Spread shards left by a killed upload (generation 0x4142434445464748,
+  // trailer "ABCDEFGH") land on every node; DeleteOrphans finds them all.
+  const std::string gen = "4142434445464748";
+  std::vector<std::pair<int, std::string>> orphans;
+  std::set<int> nodes;
+  for (int i = 0; i < 30; ++i) {
+    const std::string key = absl::StrCat("bb:{orphans:", gen, ":", i, "}");
+    const int node = cluster_->NodeForSlot(KeySlot(key));
+    ASSERT_GE(node, 0);
+    ASSERT_TRUE(cluster_->node(node).Cli({"SETRANGE", key, "64", "ABCDEFGH"}));
+    orphans.emplace_back(node, key);
+    nodes.insert(node);
+  }
+  EXPECT_EQ(nodes.size(), 3u);
+  EXPECT_THAT(SharedFilter::DeleteOrphans(connection_.get(), "orphans"),
+              IsOkAndHolds(30u));
+  for (const auto& [node, key] : orphans) {
+    std::string exists;
+    cluster_->node(node).Cli({"EXISTS", key}, &exists);
+    EXPECT_EQ(exists, "0") << key;
+  }
 }
 
 TEST_F(ClusterTest, ModeDetectionAndForcedModes) {
