@@ -16,6 +16,7 @@
 #define BLOCKBLOOM_FILTER_POLICY_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -24,6 +25,7 @@
 #include "absl/types/span.h"
 #include "blockbloom/filter.h"
 #include "blockbloom/format.h"
+#include "blockbloom/level_allocation.h"
 
 namespace blockbloom {
 
@@ -42,6 +44,16 @@ class FilterPolicy {
     // filter is detected and fails open. Turn off only if the engine
     // verifies the block's bytes itself.
     bool verify_checksum = true;
+    // Level-aware allocation (blockbloom/level_allocation.h, docs/LEVELS.md):
+    // bits_per_key becomes the AVERAGE over an LSM tree, and each filter
+    // built with a LevelHint gets the bits/key that minimizes false-positive
+    // file reads per absent-key lookup (more in the small upper levels, fewer
+    // in the last level). Builders made without a hint use bits_per_key.
+    // bits_per_key must then be in [1, 40].
+    bool level_aware = false;
+    // The size ratio of adjacent levels assumed by level_aware, in [2, 1000]
+    // (RocksDB's max_bytes_for_level_multiplier, default 10).
+    double level_size_multiplier = 10;
   };
 
   // InvalidArgument if bits_per_key is not a positive finite number.
@@ -61,6 +73,9 @@ class FilterPolicy {
    public:
     // Adjacent duplicates (which engines produce) are counted once.
     void AddKey(std::string_view key) { builder_.Add(key); }
+    // The same with the key's hash, HashKey(key, options().seed): for a
+    // caller that keeps the hashes (e.g. to verify the finished filter).
+    void AddHash(uint64_t hash) { builder_.AddHash(hash); }
     uint64_t num_keys() const { return builder_.num_keys(); }
     // Appends the filter block for the keys added so far to `*dst`, leaving
     // what *dst holds untouched, and resets the builder. Never fails for a
@@ -74,6 +89,11 @@ class FilterPolicy {
     FilterBuilder builder_;
   };
   Builder NewBuilder() const;
+  // A builder for a table file of an LSM tree: with level_aware, at
+  // BitsPerKey(hint) bits/key; otherwise the same as NewBuilder().
+  Builder NewBuilder(const LevelHint& hint) const;
+  // The bits/key a builder for `hint` uses.
+  double BitsPerKey(const LevelHint& hint) const;
 
   // Opens a filter block for probing, without copying (`block` must outlive
   // the Filter). Fails open: bytes that cannot be read give a Filter that
@@ -87,7 +107,9 @@ class FilterPolicy {
 
  private:
   explicit FilterPolicy(const Options& options) : options_(options) {}
+  Builder NewBuilderWithBits(double bits_per_key) const;
   Options options_;
+  std::shared_ptr<const LevelAllocator> allocator_;  // when level_aware
 };
 
 }  // namespace blockbloom
