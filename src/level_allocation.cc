@@ -1,14 +1,18 @@
 // Level-aware bits/key (blockbloom/level_allocation.h). The derivation is in
 // docs/LEVELS.md; in short:
 //
-// The tree model (leveling, ratio T = level_size_multiplier, deepest level
-// D = last_level). Keys are counted relative to the last level:
+// The tree model (leveling, ratio T = level_size_multiplier, D populated
+// levels below L0, numbered 1..D here; an engine's levels first..last map to
+// them). Keys are counted relative to the last level:
 //   level i (1 <= i <= D): n_i = T^-(D-i) keys, one file probed per Get;
 //   L0: files of n_1 / kL0FilesPerL1 keys each, every one probed; on average
 //       kL0FilesPresent of them are there.
-// (RocksDB's defaults: 4 L0 files trigger a compaction into L1, and
-// max_bytes_for_level_base = 4 * write_buffer_size, so an L0 file is a
-// quarter of L1; between compactions 0 to 4 files are present, 2 on average.)
+// (RocksDB's defaults: 4 L0 files trigger a compaction into the first level,
+// and max_bytes_for_level_base = 4 * write_buffer_size, so an L0 file is a
+// quarter of that level; between compactions 0 to 4 files are present, 2 on
+// average.) Levels above the first populated one (RocksDB's dynamic level
+// sizes leave them empty) hold nothing and are not probed, so they are not
+// in the model.
 //
 // A "group" j is a set of files built alike (one level, or the L0 files),
 // holding n_j keys and probed P_j times per absent Get. With c_j bits/key
@@ -176,7 +180,7 @@ std::vector<double> Allocate(const std::vector<Group>& groups, double budget) {
 }  // namespace
 
 struct LevelAllocator::Plans {
-  // plans[D] for D = 1..kMaxLastLevel (plans[0] unused).
+  // plans[D] for D = 1..kMaxLevels (plans[0] unused).
   std::vector<std::vector<double>> plans;
 };
 
@@ -197,24 +201,24 @@ absl::StatusOr<LevelAllocator> LevelAllocator::Create(const Options& options) {
 
 LevelAllocator::LevelAllocator(const Options& options) : options_(options) {
   auto plans = std::make_shared<Plans>();
-  plans->plans.resize(kMaxLastLevel + 1);
-  for (int d = 1; d <= kMaxLastLevel; ++d) {
+  plans->plans.resize(kMaxLevels + 1);
+  for (int d = 1; d <= kMaxLevels; ++d) {
     plans->plans[d] = Allocate(ModelTree(d, options.level_size_multiplier),
                                options.bits_per_key);
   }
   plans_ = std::move(plans);
 }
 
-std::vector<double> LevelAllocator::Plan(int last_level) const {
-  const int d = std::clamp(last_level, 1, kMaxLastLevel);
+std::vector<double> LevelAllocator::Plan(int levels) const {
+  const int d = std::clamp(levels, 1, kMaxLevels);
   std::vector<double> plan = plans_->plans[d];
-  if (last_level > kMaxLastLevel) {
-    // Deeper trees: the bottom kMaxLastLevel levels as planned, the levels
-    // above (with L0) like the top of the plan.
-    std::vector<double> deep(last_level + 1, plan[1]);
+  if (levels > kMaxLevels) {
+    // Deeper trees: the bottom kMaxLevels levels as planned, the levels
+    // above like the top of the plan.
+    std::vector<double> deep(levels + 1, plan[1]);
     deep[0] = plan[0];
     std::copy(plan.begin() + 1, plan.end(),
-              deep.begin() + (last_level - kMaxLastLevel) + 1);
+              deep.begin() + (levels - kMaxLevels) + 1);
     plan = std::move(deep);
   }
   return plan;
@@ -224,22 +228,26 @@ double LevelAllocator::BitsPerKey(const LevelHint& hint) const {
   if (hint.compaction != LevelHint::Compaction::kLeveled || hint.level < 0) {
     return options_.bits_per_key;
   }
-  if (hint.level == 0) {
-    return Plan(std::max(hint.last_level, 1))[0];
+  // The populated levels: from the first (at most this file's level) to the
+  // last (at least this level, and below it if this file is not the last
+  // sorted run for its keys).
+  int first = hint.first_level >= 1 ? hint.first_level : 1;
+  if (hint.level >= 1) first = std::min(first, hint.level);
+  int last = std::max(hint.last_level, first);
+  if (hint.level >= 1) {
+    last = std::max(last, hint.level + (hint.is_bottommost ? 0 : 1));
   }
-  // The deepest level is at least this one, and below it if this file is
-  // not the last sorted run for its keys.
-  const int last =
-      std::max(hint.last_level, hint.level + (hint.is_bottommost ? 0 : 1));
-  const std::vector<double> plan = Plan(last);
+  const int levels = last - first + 1;
+  const std::vector<double> plan = Plan(levels);
+  if (hint.level == 0) return plan[0];
   // A bottommost file is the last probe of its keys, whatever its level.
-  return hint.is_bottommost ? plan[last] : plan[hint.level];
+  return hint.is_bottommost ? plan[levels] : plan[hint.level - first + 1];
 }
 
 double LevelAllocator::ExpectedFalseReads(
-    int last_level, const std::vector<double>& bits) const {
+    int levels, const std::vector<double>& bits) const {
   double reads = 0;
-  for (int i = 0; i <= last_level && i < static_cast<int>(bits.size()); ++i) {
+  for (int i = 0; i <= levels && i < static_cast<int>(bits.size()); ++i) {
     reads += (i == 0 ? kL0FilesPresent : 1) * ExactFpRate(bits[i]);
   }
   return reads;

@@ -18,8 +18,8 @@
 //
 //   auto alloc = blockbloom::LevelAllocator::Create({.bits_per_key = 10});
 //   blockbloom::LevelHint hint;
-//   hint.level = 2;  hint.last_level = 4;
-//   double bits = alloc->BitsPerKey(hint);  // about 16.5
+//   hint.level = 3;  hint.first_level = 1;  hint.last_level = 4;
+//   double bits = alloc->BitsPerKey(hint);  // 14.72 (Plan(4)[3])
 #ifndef BLOCKBLOOM_LEVEL_ALLOCATION_H_
 #define BLOCKBLOOM_LEVEL_ALLOCATION_H_
 
@@ -39,6 +39,11 @@ struct LevelHint {
   // if not. A file that is not bottommost has at least one level below it,
   // so level + 1 is used when this is smaller.
   int last_level = -1;
+  // The shallowest level below L0 holding data (the level L0 is compacted
+  // into), if known; -1 if not, taken as 1. RocksDB with
+  // level_compaction_dynamic_level_bytes leaves the levels above it empty,
+  // and L0 files are then sized like IT, not like L1.
+  int first_level = -1;
   // The file goes into the last sorted run for its key range: nothing below
   // it is probed by a Get for its keys (RocksDB's is_bottommost).
   bool is_bottommost = false;
@@ -79,24 +84,25 @@ class LevelAllocator {
   // level, and equal bits never exceed the budget).
   double BitsPerKey(const LevelHint& hint) const;
 
-  // The plan for a leveled tree whose deepest level is `last_level` (>= 1):
-  // element 0 is the bits/key of each L0 file, element i that of level i,
-  // up to last_level. Its keys-weighted average over the model tree is the
-  // budget.
-  std::vector<double> Plan(int last_level) const;
+  // The plan for a leveled tree with `levels` (>= 1) populated levels below
+  // L0: element 0 is the bits/key of each L0 file, element i that of the
+  // i-th populated level (the last is element `levels`). Its keys-weighted
+  // average over the model tree is the budget. A tree whose populated levels
+  // are first..last uses Plan(last - first + 1), level l at element
+  // l - first + 1.
+  std::vector<double> Plan(int levels) const;
 
   // The expected number of false-positive file reads per absent-key Get in
-  // the model tree with `last_level` levels below L0, for `bits` per level as
-  // returned by Plan (or all equal to the budget, for comparison).
-  double ExpectedFalseReads(int last_level,
-                            const std::vector<double>& bits) const;
+  // the model tree with `levels` populated levels below L0, for `bits` per
+  // level as returned by Plan (or all equal to the budget, for comparison).
+  double ExpectedFalseReads(int levels, const std::vector<double>& bits) const;
 
   static constexpr double kMinBitsPerKey = 1;
   static constexpr double kMaxBitsPerKey = 48;
-  // Plans are computed for trees of up to this many levels; deeper trees use
-  // the plan of this depth for their bottom levels (the levels above hold
-  // less than 1e-8 of the keys at ratio 10).
-  static constexpr int kMaxLastLevel = 12;
+  // Plans are computed for trees of up to this many populated levels; deeper
+  // trees use the plan of this depth for their bottom levels (the levels
+  // above hold less than 1e-8 of the keys at ratio 10).
+  static constexpr int kMaxLevels = 12;
 
  private:
   struct Plans;

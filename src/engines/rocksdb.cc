@@ -82,8 +82,8 @@ class Builder final : public rocksdb::FilterBitsBuilder {
       std::lock_guard<std::mutex> lock(hooks_mutex);
       if (build_observer) {
         build_observer({column_family_, hint_.level, hint_.is_bottommost,
-                        hint_.last_level, bits_per_key_, num_keys,
-                        block.size()});
+                        hint_.first_level, hint_.last_level, bits_per_key_,
+                        num_keys, block.size()});
       }
     }
     return rocksdb::Slice(out, block.size());
@@ -194,13 +194,14 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
   const blockbloom::FilterPolicy& policy() const { return policy_; }
 
  private:
-  // The level hint for a table, and what it teaches about the tree's depth.
-  // The deepest level is not in the context, so it is learned per column
-  // family from the tables built: a bottommost table at level L means data
-  // reaches L; a table at L that is NOT bottommost means data reaches below
-  // L. Before anything is learned (a new or reopened DB), a table at L
-  // assumes the level below it is the last: the fewest bits consistent with
-  // what is known, so memory stays within the budget.
+  // The level hint for a table, and what it teaches about the tree. The
+  // populated levels are not in the context, so they are learned per column
+  // family from the tables built: a table at level L >= 1 means data reaches
+  // L (the first populated level is at most L), and below L if the table is
+  // not bottommost. Before anything is learned (a new or reopened DB), a
+  // table at L assumes that it and the level below it are all there is: the
+  // fewest bits consistent with what is known, so memory stays within the
+  // budget.
   LevelHint HintFor(const rocksdb::FilterBuildingContext& context) const {
     LevelHint hint;
     hint.level = context.level_at_creation;
@@ -226,22 +227,30 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
       return hint;
     }
     std::lock_guard<std::mutex> lock(mutex_);
-    int& last = last_level_[context.column_family_name];
-    hint.last_level = last > 0 ? last : -1;
+    Depth& depth = depth_[context.column_family_name];
+    hint.first_level = depth.first > 0 ? depth.first : -1;
+    hint.last_level = depth.last > 0 ? depth.last : -1;
     if (hint.level > 0) {
+      depth.first =
+          depth.first > 0 ? std::min(depth.first, hint.level) : hint.level;
       int reaches = hint.level + (hint.is_bottommost ? 0 : 1);
       if (context.num_levels > 1) {
         reaches = std::min(reaches, context.num_levels - 1);
       }
-      last = std::max(last, reaches);
+      depth.last = std::max(depth.last, reaches);
     }
     return hint;
   }
 
+  struct Depth {
+    int first = 0;  // shallowest populated level below L0 seen; 0: none yet
+    int last = 0;   // deepest level data is known to reach; 0: none yet
+  };
+
   const blockbloom::FilterPolicy policy_;
   const std::string id_;
   mutable std::mutex mutex_;
-  mutable std::map<std::string, int> last_level_;  // by column family name
+  mutable std::map<std::string, Depth> depth_;  // by column family name
 };
 
 // The ObjectLibrary factory: any id that starts with "blockbloom.v1".

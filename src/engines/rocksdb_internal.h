@@ -23,7 +23,8 @@ struct RocksDBBuiltFilter {
   std::string column_family;
   int level = -1;  // FilterBuildingContext::level_at_creation
   bool is_bottommost = false;
-  int last_level = -1;      // the deepest level the policy knew of
+  int first_level = -1;  // the populated levels the policy knew of
+  int last_level = -1;
   double bits_per_key = 0;  // what the policy chose
   uint64_t num_keys = 0;    // distinct keys in the filter
   uint64_t bytes = 0;       // the filter block's size
