@@ -30,7 +30,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       again->seed != options->seed ||
       again->verify_checksum != options->verify_checksum ||
       again->level_aware != options->level_aware ||
-      !SameBits(again->level_size_multiplier, options->level_size_multiplier)) {
+      !SameBits(again->level_size_multiplier, options->level_size_multiplier) ||
+      !SameBits(again->level_moved_fraction, options->level_moved_fraction)) {
     abort();
   }
   // Whatever parsed is either a valid policy or an error with a message.

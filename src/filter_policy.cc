@@ -41,6 +41,7 @@ absl::StatusOr<FilterPolicy> FilterPolicy::Create(const Options& options) {
     LevelAllocator::Options level;
     level.bits_per_key = options.bits_per_key;
     level.level_size_multiplier = options.level_size_multiplier;
+    level.moved_fraction = options.level_moved_fraction;
     absl::StatusOr<LevelAllocator> allocator = LevelAllocator::Create(level);
     if (!allocator.ok()) return allocator.status();
     policy.allocator_ =

@@ -129,14 +129,37 @@ struct Group {
   double keys_per_probe;  // r_j = n_j / P_j
 };
 
-// Groups of the model tree with deepest level `last`: element 0 is L0.
-std::vector<Group> ModelTree(int last, double ratio) {
-  std::vector<Group> groups(last + 1);
+// Groups of the model tree with `last` populated levels: element 0 is the L0
+// files, element j the files WRITTEN at level j. A share `moved` of the keys
+// of each level above the last arrived there by trivial moves from the level
+// above (keeping the filters they were written with); the last level is
+// rewritten by every compaction into it. So level i's keys were written at
+// level j <= i with weight w_ij = moved^(i-j) (1 - moved), except j = 1 (the
+// first level, which gets the rest: moved^(i-1)). A Get probes level i once,
+// and the file it meets there was written at j with probability w_ij: group
+// j has n_j = sum_i N_i w_ij keys and P_j = sum_i w_ij probes.
+std::vector<Group> ModelTree(int last, double ratio, double moved) {
+  std::vector<double> level_keys(last + 1), keys(last + 1), probes(last + 1);
+  for (int i = 1; i <= last; ++i) level_keys[i] = std::pow(ratio, -(last - i));
   for (int i = 1; i <= last; ++i) {
-    const double n = std::pow(ratio, -(last - i));
-    groups[i] = {n, n};
+    for (int j = 1; j <= i; ++j) {
+      double w;
+      if (i == last) {
+        w = j == last ? 1 : 0;
+      } else if (j == 1) {
+        w = std::pow(moved, i - 1);
+      } else {
+        w = std::pow(moved, i - j) * (1 - moved);
+      }
+      keys[j] += level_keys[i] * w;
+      probes[j] += w;
+    }
   }
-  const double l0_file = groups[1].keys / kL0FilesPerL1;
+  std::vector<Group> groups(last + 1);
+  for (int j = 1; j <= last; ++j) {
+    groups[j] = {keys[j], probes[j] > 0 ? keys[j] / probes[j] : keys[j]};
+  }
+  const double l0_file = level_keys[1] / kL0FilesPerL1;
   groups[0] = {kL0FilesPresent * l0_file, l0_file};
   return groups;
 }
@@ -190,6 +213,10 @@ absl::StatusOr<LevelAllocator> LevelAllocator::Create(const Options& options) {
         absl::StrCat("level-aware bits_per_key must be in [1, 40], got ",
                      options.bits_per_key));
   }
+  if (!(options.moved_fraction >= 0 && options.moved_fraction <= 0.95)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "moved_fraction must be in [0, 0.95], got ", options.moved_fraction));
+  }
   if (!(options.level_size_multiplier >= 2 &&
         options.level_size_multiplier <= 1000)) {
     return absl::InvalidArgumentError(
@@ -203,8 +230,9 @@ LevelAllocator::LevelAllocator(const Options& options) : options_(options) {
   auto plans = std::make_shared<Plans>();
   plans->plans.resize(kMaxLevels + 1);
   for (int d = 1; d <= kMaxLevels; ++d) {
-    plans->plans[d] = Allocate(ModelTree(d, options.level_size_multiplier),
-                               options.bits_per_key);
+    plans->plans[d] = Allocate(
+        ModelTree(d, options.level_size_multiplier, options.moved_fraction),
+        options.bits_per_key);
   }
   plans_ = std::move(plans);
 }
@@ -246,11 +274,25 @@ double LevelAllocator::BitsPerKey(const LevelHint& hint) const {
 
 double LevelAllocator::ExpectedFalseReads(
     int levels, const std::vector<double>& bits) const {
+  const std::vector<Group> groups =
+      ModelTree(std::clamp(levels, 1, kMaxLevels),
+                options_.level_size_multiplier, options_.moved_fraction);
   double reads = 0;
-  for (int i = 0; i <= levels && i < static_cast<int>(bits.size()); ++i) {
-    reads += (i == 0 ? kL0FilesPresent : 1) * ExactFpRate(bits[i]);
+  for (size_t j = 0; j < groups.size() && j < bits.size(); ++j) {
+    const double probes = groups[j].keys / groups[j].keys_per_probe;
+    reads += probes * ExactFpRate(bits[j]);
   }
   return reads;
+}
+
+std::vector<double> LevelAllocator::PlanKeys(int levels) const {
+  std::vector<double> keys;
+  for (const Group& g :
+       ModelTree(std::clamp(levels, 1, kMaxLevels),
+                 options_.level_size_multiplier, options_.moved_fraction)) {
+    keys.push_back(g.keys);
+  }
+  return keys;
 }
 
 }  // namespace blockbloom

@@ -54,6 +54,10 @@ class FilterPolicy {
     // The size ratio of adjacent levels assumed by level_aware, in [2, 1000]
     // (RocksDB's max_bytes_for_level_multiplier, default 10).
     double level_size_multiplier = 10;
+    // The share of each upper level's keys assumed to arrive by trivial moves
+    // (tables moved down unrewritten keep their filters), in [0, 0.95]:
+    // LevelAllocator::Options::moved_fraction.
+    double level_moved_fraction = 0.6;
   };
 
   // InvalidArgument if bits_per_key is not a positive finite number.

@@ -13,7 +13,8 @@
 //
 // OPTIONS files. The policy's id (GetId(), what RocksDB writes as
 // `filter_policy=` in OPTIONS-*) carries every setting, e.g.
-//   blockbloom.v1:10:seed:0:verify_checksum:1:level_aware:0:level_size_multiplier:10
+//   blockbloom.v1:10:seed:0:verify_checksum:1:level_aware:0:
+//       level_size_multiplier:10:level_moved_fraction:0.6   (one line)
 // and RocksDB turns it back into the policy (LoadLatestOptions,
 // GetBlockBasedTableOptionsFromString, FilterPolicy::CreateFromString) once
 // the id is registered with its ObjectLibrary. Registration happens when this

@@ -57,12 +57,12 @@ std::vector<std::string_view> Split(std::string_view s, char sep) {
 }  // namespace
 
 std::string RocksDBPolicyId(const FilterPolicy::Options& options) {
-  return Cat(
-      {FilterPolicy::kName, ":", Number(options.bits_per_key),
-       ":seed:", std::to_string(options.seed),
-       ":verify_checksum:", options.verify_checksum ? "1" : "0",
-       ":level_aware:", options.level_aware ? "1" : "0",
-       ":level_size_multiplier:", Number(options.level_size_multiplier)});
+  return Cat({FilterPolicy::kName, ":", Number(options.bits_per_key),
+              ":seed:", std::to_string(options.seed),
+              ":verify_checksum:", options.verify_checksum ? "1" : "0",
+              ":level_aware:", options.level_aware ? "1" : "0",
+              ":level_size_multiplier:", Number(options.level_size_multiplier),
+              ":level_moved_fraction:", Number(options.level_moved_fraction)});
 }
 
 absl::StatusOr<FilterPolicy::Options> ParseRocksDBPolicyId(
@@ -95,11 +95,13 @@ absl::StatusOr<FilterPolicy::Options> ParseRocksDBPolicyId(
       ok = ParseBool(value, &options.level_aware);
     } else if (name == "level_size_multiplier") {
       ok = ParseNumber(value, &options.level_size_multiplier);
+    } else if (name == "level_moved_fraction") {
+      ok = ParseNumber(value, &options.level_moved_fraction);
     } else {
       return absl::InvalidArgumentError(
           Cat({"filter policy \"", id, "\": unknown setting \"", name,
                "\" (known: seed, verify_checksum, level_aware, "
-               "level_size_multiplier)"}));
+               "level_size_multiplier, level_moved_fraction)"}));
     }
     if (!ok) {
       return absl::InvalidArgumentError(

@@ -3,7 +3,8 @@
 // with its ObjectLibrary. It carries every setting, so a DB reopened from its
 // OPTIONS file builds the same filters:
 //
-//   blockbloom.v1:10:seed:0:verify_checksum:1:level_aware:0:level_size_multiplier:10
+//   blockbloom.v1:10:seed:0:verify_checksum:1:level_aware:0:
+//       level_size_multiplier:10:level_moved_fraction:0.6   (one line)
 //
 // The fields after the bits/key are name:value pairs, in any order when
 // parsed (missing ones take their defaults); the plain "blockbloom.v1" that

@@ -17,15 +17,16 @@
 namespace blockbloom {
 namespace {
 
-LevelAllocator Make(double bits, double ratio = 10) {
+LevelAllocator Make(double bits, double ratio = 10, double moved = 0.6) {
   LevelAllocator::Options o;
   o.bits_per_key = bits;
   o.level_size_multiplier = ratio;
+  o.moved_fraction = moved;
   return *LevelAllocator::Create(o);
 }
 
-// The model tree of docs/LEVELS.md: level i holds T^-(D-i) of the last
-// level's keys; L0 two files of a quarter of L1 each.
+// The model tree of docs/LEVELS.md without moves: level i holds T^-(D-i) of
+// the last level's keys; L0 two files of a quarter of L1 each.
 std::vector<double> ModelKeys(int last, double ratio) {
   std::vector<double> n(last + 1);
   for (int i = 1; i <= last; ++i) n[i] = std::pow(ratio, -(last - i));
@@ -54,6 +55,11 @@ TEST(LevelAllocationTest, RejectsOutOfRangeOptions) {
     o.level_size_multiplier = ratio;
     EXPECT_FALSE(LevelAllocator::Create(o).ok()) << ratio;
   }
+  for (double moved : {-0.1, 0.96, nan}) {
+    LevelAllocator::Options o;
+    o.moved_fraction = moved;
+    EXPECT_FALSE(LevelAllocator::Create(o).ok()) << moved;
+  }
   FilterPolicy::Options p;
   p.level_aware = true;
   p.bits_per_key = 45;
@@ -63,19 +69,28 @@ TEST(LevelAllocationTest, RejectsOutOfRangeOptions) {
 TEST(LevelAllocationTest, PlansSpendExactlyTheBudget) {
   for (double bits : {4.0, 7.5, 10.0, 16.0, 24.0}) {
     for (double ratio : {4.0, 10.0, 20.0}) {
-      const LevelAllocator a = Make(bits, ratio);
-      for (int last = 1; last <= 8; ++last) {
-        const std::vector<double> plan = a.Plan(last);
-        ASSERT_EQ(plan.size(), static_cast<size_t>(last + 1));
-        EXPECT_NEAR(Average(plan, ModelKeys(last, ratio)), bits, 1e-9)
-            << bits << " " << ratio << " " << last;
-        for (int i = 0; i <= last; ++i) {
-          EXPECT_GE(plan[i], LevelAllocator::kMinBitsPerKey);
-          EXPECT_LE(plan[i], LevelAllocator::kMaxBitsPerKey);
+      for (double moved : {0.0, 0.6, 0.9}) {
+        const LevelAllocator a = Make(bits, ratio, moved);
+        for (int last = 1; last <= 8; ++last) {
+          const std::vector<double> plan = a.Plan(last);
+          ASSERT_EQ(plan.size(), static_cast<size_t>(last + 1));
+          EXPECT_NEAR(Average(plan, a.PlanKeys(last)), bits, 1e-9)
+              << bits << " " << ratio << " " << moved << " " << last;
+          if (moved == 0) {
+            // Without moves the groups are the levels themselves.
+            const std::vector<double> n = ModelKeys(last, ratio);
+            for (int i = 0; i <= last; ++i) {
+              EXPECT_NEAR(a.PlanKeys(last)[i], n[i], 1e-12) << i;
+            }
+          }
+          for (int i = 0; i <= last; ++i) {
+            EXPECT_GE(plan[i], LevelAllocator::kMinBitsPerKey);
+            EXPECT_LE(plan[i], LevelAllocator::kMaxBitsPerKey);
+          }
+          // Smaller levels get more bits; L0 files (a quarter of L1 each) more
+          // than L1.
+          for (int i = 0; i < last; ++i) EXPECT_GE(plan[i], plan[i + 1]) << i;
         }
-        // Smaller levels get more bits; L0 files (a quarter of L1 each) more
-        // than L1.
-        for (int i = 0; i < last; ++i) EXPECT_GE(plan[i], plan[i + 1]) << i;
       }
     }
   }
@@ -86,24 +101,26 @@ TEST(LevelAllocationTest, NoTransferBetweenLevelsHelps) {
   // (scaled by their key counts) never lowers the expected false reads by
   // more than the 1/32-bit sampling of the rate allows.
   for (double bits : {6.0, 10.0, 16.0}) {
-    const LevelAllocator a = Make(bits);
-    const int last = 4;
-    const std::vector<double> plan = a.Plan(last);
-    const std::vector<double> n = ModelKeys(last, 10);
-    const double best = a.ExpectedFalseReads(last, plan);
-    for (int i = 0; i <= last; ++i) {
-      for (int j = 0; j <= last; ++j) {
-        if (i == j) continue;
-        for (double delta : {0.25, 1.0}) {
-          std::vector<double> moved = plan;
-          moved[i] -= delta;
-          moved[j] += delta * n[i] / n[j];
-          if (moved[i] < 1 || moved[j] > LevelAllocator::kMaxBitsPerKey) {
-            continue;
+    for (double moved : {0.0, 0.6}) {
+      const LevelAllocator a = Make(bits, 10, moved);
+      const int last = 4;
+      const std::vector<double> plan = a.Plan(last);
+      const std::vector<double> n = a.PlanKeys(last);
+      const double best = a.ExpectedFalseReads(last, plan);
+      for (int i = 0; i <= last; ++i) {
+        for (int j = 0; j <= last; ++j) {
+          if (i == j) continue;
+          for (double delta : {0.25, 1.0}) {
+            std::vector<double> shifted = plan;
+            shifted[i] -= delta;
+            shifted[j] += delta * n[i] / n[j];
+            if (shifted[i] < 1 || shifted[j] > LevelAllocator::kMaxBitsPerKey) {
+              continue;
+            }
+            EXPECT_GE(a.ExpectedFalseReads(last, shifted), best * (1 - 2e-3))
+                << "bits " << bits << " moved " << moved << ": " << delta
+                << " from level " << i << " to " << j;
           }
-          EXPECT_GE(a.ExpectedFalseReads(last, moved), best * (1 - 2e-3))
-              << "bits " << bits << ": " << delta << " from level " << i
-              << " to " << j;
         }
       }
     }
@@ -111,7 +128,7 @@ TEST(LevelAllocationTest, NoTransferBetweenLevelsHelps) {
 }
 
 TEST(LevelAllocationTest, BeatsUniformBits) {
-  const LevelAllocator a = Make(10);
+  const LevelAllocator a = Make(10, 10, 0);
   for (int last = 2; last <= 7; ++last) {
     const std::vector<double> uniform(last + 1, 10.0);
     const double gain = a.ExpectedFalseReads(last, uniform) /
@@ -120,9 +137,15 @@ TEST(LevelAllocationTest, BeatsUniformBits) {
   }
 }
 
-TEST(LevelAllocationTest, DefaultPlanAsDocumented) {
-  // docs/LEVELS.md quotes this plan (10 bits/key, ratio 10, L0 + 4 levels).
-  const std::vector<double> plan = Make(10).Plan(4);
+TEST(LevelAllocationTest, PlansAsDocumented) {
+  // docs/LEVELS.md quotes these plans (10 bits/key, ratio 10, L0 + 4
+  // levels), with the default share of moved tables and without moves.
+  const std::vector<double> with_moves = Make(10).Plan(4);
+  const double expected_with_moves[] = {32.03, 18.31, 16.66, 14.59, 9.26};
+  for (int i = 0; i <= 4; ++i) {
+    EXPECT_NEAR(with_moves[i], expected_with_moves[i], 0.02) << i;
+  }
+  const std::vector<double> plan = Make(10, 10, 0).Plan(4);
   const double expected[] = {32.25, 27.53, 20.62, 14.72, 9.39};
   for (int i = 0; i <= 4; ++i) EXPECT_NEAR(plan[i], expected[i], 0.02) << i;
   // With this layout's exact false-positive rate, each level up costs MORE

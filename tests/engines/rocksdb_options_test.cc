@@ -44,6 +44,7 @@ FilterPolicy::Options Unusual() {
   o.verify_checksum = false;
   o.level_aware = true;
   o.level_size_multiplier = 8;
+  o.level_moved_fraction = 0.25;
   return o;
 }
 
@@ -54,6 +55,7 @@ void ExpectSameOptions(const FilterPolicy::Options& a,
   EXPECT_EQ(a.verify_checksum, b.verify_checksum);
   EXPECT_EQ(a.level_aware, b.level_aware);
   EXPECT_EQ(a.level_size_multiplier, b.level_size_multiplier);
+  EXPECT_EQ(a.level_moved_fraction, b.level_moved_fraction);
 }
 
 TEST(RocksDBPolicyIdTest, RoundTripsEverySetting) {
@@ -61,7 +63,7 @@ TEST(RocksDBPolicyIdTest, RoundTripsEverySetting) {
   const std::string id = internal::RocksDBPolicyId(o);
   EXPECT_EQ(id,
             "blockbloom.v1:7.3:seed:11400714819323198485:verify_checksum:0:"
-            "level_aware:1:level_size_multiplier:8");
+            "level_aware:1:level_size_multiplier:8:level_moved_fraction:0.25");
   absl::StatusOr<FilterPolicy::Options> back =
       internal::ParseRocksDBPolicyId(id);
   ASSERT_TRUE(back.ok()) << back.status();
