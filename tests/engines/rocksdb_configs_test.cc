@@ -104,6 +104,8 @@ TEST(RocksDBConfigTest, PartitionedFiltersTwoLevelIndexTinyCache) {
   table.cache_index_and_filter_blocks = true;
   // Smaller than the filter partitions together: they come and go.
   table.block_cache = rocksdb::NewLRUCache(64 << 10);
+  // Each partition verified as it is cut (MaybePostVerify per Finish).
+  table.detect_filter_construct_corruption = true;
   rocksdb::Options options = OptionsFor(table);
   auto db = OpenDB(options, dir.path());
   FillAndCompact(db.get());

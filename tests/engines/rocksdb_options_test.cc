@@ -271,11 +271,15 @@ TEST(RocksDBOptionsTest, OptionsFileOfEarlierVersionsLoadsTheDefaults) {
 // ---------------------------------------------------------------------------
 // detect_filter_construct_corruption
 
-rocksdb::Options DetectingOptions(bool detect) {
+rocksdb::Options DetectingOptions(bool detect, bool partitioned = false) {
   rocksdb::Options options = OptionsWith(NewRocksDBFilterPolicy(10));
   rocksdb::BlockBasedTableOptions table =
       *options.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
   table.detect_filter_construct_corruption = detect;
+  if (partitioned) {
+    table.partition_filters = true;
+    table.index_type = rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch;
+  }
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   return options;
 }
@@ -306,9 +310,14 @@ TEST(RocksDBPostVerifyTest, CleanFiltersPass) {
   EXPECT_EQ(c.found_absent, 0);
 }
 
-TEST(RocksDBPostVerifyTest, CorruptionDuringConstructionFailsTheFlush) {
-  ScratchDir dir("rocksdb_verify_corrupt");
-  rocksdb::Options options = DetectingOptions(true);
+class RocksDBPostVerifyCorruptionTest : public ::testing::TestWithParam<bool> {
+};
+
+TEST_P(RocksDBPostVerifyCorruptionTest, FailsTheFlush) {
+  const bool partitioned = GetParam();
+  ScratchDir dir(partitioned ? "rocksdb_verify_corrupt_partitioned"
+                             : "rocksdb_verify_corrupt");
+  rocksdb::Options options = DetectingOptions(true, partitioned);
   auto db = OpenDB(options, dir.path());
   PutRange(db.get(), 0, 20'000);
   rocksdb::Status flush;
@@ -333,6 +342,10 @@ TEST(RocksDBPostVerifyTest, CorruptionDuringConstructionFailsTheFlush) {
   EXPECT_EQ(c.missing, 0);
   EXPECT_EQ(c.found_absent, 0);
 }
+
+// Full filters, and partitioned ones (each partition verified as it is cut).
+INSTANTIATE_TEST_SUITE_P(FullAndPartitioned, RocksDBPostVerifyCorruptionTest,
+                         ::testing::Bool());
 
 TEST(RocksDBPostVerifyTest, WithoutDetectionTheDamageGoesUnnoticed) {
   // The control: the same corruption with detection off is written out (and
