@@ -42,12 +42,36 @@ absl::StatusOr<FilterPolicy> FilterPolicy::Create(const Options& options) {
         absl::StrCat("bits_per_key must be a positive finite number, got ",
                      options.bits_per_key));
   }
-  return FilterPolicy(options);
+  FilterPolicy policy(options);
+  if (options.level_aware) {
+    LevelAllocator::Options level;
+    level.bits_per_key = options.bits_per_key;
+    level.level_size_multiplier = options.level_size_multiplier;
+    level.moved_fraction = options.level_moved_fraction;
+    absl::StatusOr<LevelAllocator> allocator = LevelAllocator::Create(level);
+    if (!allocator.ok()) return allocator.status();
+    policy.allocator_ =
+        std::make_shared<const LevelAllocator>(*std::move(allocator));
+  }
+  return policy;
 }
 
 FilterPolicy::Builder FilterPolicy::NewBuilder() const {
+  return NewBuilderWithBits(options_.bits_per_key);
+}
+
+FilterPolicy::Builder FilterPolicy::NewBuilder(const LevelHint& hint) const {
+  return NewBuilderWithBits(BitsPerKey(hint));
+}
+
+double FilterPolicy::BitsPerKey(const LevelHint& hint) const {
+  return allocator_ ? allocator_->BitsPerKey(hint) : options_.bits_per_key;
+}
+
+FilterPolicy::Builder FilterPolicy::NewBuilderWithBits(
+    double bits_per_key) const {
   FilterOptions options;
-  options.bits_per_key = options_.bits_per_key;
+  options.bits_per_key = bits_per_key;
   options.seed = options_.seed;
   options.packed = options_.packed;
   // Create() validated bits_per_key, the only thing that can fail here.

@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -26,6 +27,7 @@
 #include "blockbloom/filter.h"
 #include "blockbloom/format.h"
 #include "blockbloom/internal/probe_cache_config.h"
+#include "blockbloom/level_allocation.h"
 
 namespace blockbloom {
 
@@ -56,6 +58,20 @@ class FilterPolicy {
     // them (src/probe_cache.h): the checksum is paid once per block, not
     // once per probe. 0: open and verify on every probe.
     size_t probe_cache_bytes = size_t{16} << 20;
+    // Level-aware allocation (blockbloom/level_allocation.h, docs/LEVELS.md):
+    // bits_per_key becomes the AVERAGE over an LSM tree, and each filter
+    // built with a LevelHint gets the bits/key that minimizes false-positive
+    // file reads per absent-key lookup (more in the small upper levels, fewer
+    // in the last level). Builders made without a hint use bits_per_key.
+    // bits_per_key must then be in [1, 40].
+    bool level_aware = false;
+    // The size ratio of adjacent levels assumed by level_aware, in [2, 1000]
+    // (RocksDB's max_bytes_for_level_multiplier, default 10).
+    double level_size_multiplier = 10;
+    // The share of each upper level's keys assumed to arrive by trivial moves
+    // (tables moved down unrewritten keep their filters), in [0, 0.95]:
+    // LevelAllocator::Options::moved_fraction.
+    double level_moved_fraction = 0.6;
   };
 
   // InvalidArgument if bits_per_key is not a positive finite number.
@@ -75,6 +91,9 @@ class FilterPolicy {
    public:
     // Adjacent duplicates (which engines produce) are counted once.
     void AddKey(std::string_view key) { builder_.Add(key); }
+    // The same with the key's hash, HashKey(key, options().seed): for a
+    // caller that keeps the hashes (e.g. to verify the finished filter).
+    void AddHash(uint64_t hash) { builder_.AddHash(hash); }
     uint64_t num_keys() const { return builder_.num_keys(); }
     // Appends the filter block for the keys added so far to `*dst`, leaving
     // what *dst holds untouched, and resets the builder. Never fails for a
@@ -88,6 +107,11 @@ class FilterPolicy {
     FilterBuilder builder_;
   };
   Builder NewBuilder() const;
+  // A builder for a table file of an LSM tree: with level_aware, at
+  // BitsPerKey(hint) bits/key; otherwise the same as NewBuilder().
+  Builder NewBuilder(const LevelHint& hint) const;
+  // The bits/key a builder for `hint` uses.
+  double BitsPerKey(const LevelHint& hint) const;
 
   // Opens a filter block for probing, without copying (`block` must outlive
   // the Filter). Fails open: bytes that cannot be read give a Filter that
@@ -109,8 +133,10 @@ class FilterPolicy {
 
  private:
   explicit FilterPolicy(const Options& options);
+  Builder NewBuilderWithBits(double bits_per_key) const;
   Options options_;
-  internal::ProbeCacheConfig cache_;  // from options_
+  internal::ProbeCacheConfig cache_;                 // from options_
+  std::shared_ptr<const LevelAllocator> allocator_;  // when level_aware
 };
 
 }  // namespace blockbloom

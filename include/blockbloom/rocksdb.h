@@ -4,11 +4,35 @@
 //   table.filter_policy = blockbloom::NewRocksDBFilterPolicy(10);
 //   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
 //
-// Full (per-SSTable) filters in blockbloom's full encoding, probed in place.
-// MultiGet's batches go to the batch probe (block addresses computed and
-// prefetched first). Filters are stored under "fullfilter.blockbloom.v1": a DB
-// reopened with another policy or none simply does not use them. A filter
-// that cannot be read answers "may match" (fails open).
+// Full (per-SSTable) and partitioned filters in blockbloom's full encoding,
+// probed in place. MultiGet's batches go to the batch probe (block addresses
+// computed and prefetched first). Filters are stored under
+// "fullfilter.blockbloom.v1": a DB reopened with another policy or none simply
+// does not use them. A filter that cannot be read answers "may match" (fails
+// open).
+//
+// OPTIONS files. The policy's id (GetId(), what RocksDB writes as
+// `filter_policy=` in OPTIONS-*) carries every setting, e.g.
+//   blockbloom.v1:10:seed:0:verify_checksum:1:level_aware:0:
+//       level_size_multiplier:10:level_moved_fraction:0.6   (one line)
+// and RocksDB turns it back into the policy (LoadLatestOptions,
+// GetBlockBasedTableOptionsFromString, FilterPolicy::CreateFromString) once
+// the id is registered with its ObjectLibrary. Registration happens when this
+// adapter's object file is linked into the program, which it is as soon as
+// the program calls NewRocksDBFilterPolicy (or any function below). A program
+// that only LOADS options (never names the policy) must call
+// RegisterRocksDBFilterPolicy() first: from a static library the linker keeps
+// only object files that something refers to. With an unregistered id,
+// RocksDB's default ConfigOptions silently load NO filter policy, and new
+// tables are then written without filters (README.md, "RocksDB tools").
+//
+// detect_filter_construct_corruption: when set in the table options, each
+// builder keeps its keys' hashes and checks every one against the finished
+// filter (MaybePostVerify); a mismatch fails the table write with Corruption.
+//
+// Level-aware filters (FilterPolicy::Options::level_aware): bits_per_key is
+// the average, and each table gets bits/key from its FilterBuildingContext
+// (level, bottommost or not, compaction style): docs/LEVELS.md.
 //
 // Only RocksDB 7.8 is supported: the adapter must mirror RocksDB-internal
 // classes (src/engines/rocksdb_filter_bits.h), and building it against another
@@ -17,8 +41,10 @@
 #define BLOCKBLOOM_ROCKSDB_H_
 
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/utilities/object_registry.h>
 
 #include <memory>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "blockbloom/filter_policy.h"
@@ -33,6 +59,23 @@ std::shared_ptr<const rocksdb::FilterPolicy> NewRocksDBFilterPolicy(
 // The same with every option; InvalidArgument for invalid options.
 absl::StatusOr<std::shared_ptr<const rocksdb::FilterPolicy>>
 NewRocksDBFilterPolicy(const FilterPolicy::Options& options);
+
+// Adds the factory for blockbloom ids ("blockbloom.v1" and
+// "blockbloom.v1:...") to `library`; returns the number of factories added
+// (1). Has the signature of a rocksdb::RegistrarFunc, for
+// ObjectRegistry::AddLibrary(id, AddRocksDBFilterPolicyFactory, "").
+int AddRocksDBFilterPolicyFactory(rocksdb::ObjectLibrary& library,
+                                  const std::string& arg);
+
+// Registers with rocksdb::ObjectLibrary::Default(), which every default
+// ConfigOptions searches. Idempotent and thread-safe; already done when this
+// adapter is linked in (see above).
+void RegisterRocksDBFilterPolicy();
+
+// The options of `policy` if it is a blockbloom policy, else nullptr (e.g. to
+// check what LoadLatestOptions gave back).
+const FilterPolicy::Options* RocksDBFilterPolicyOptions(
+    const rocksdb::FilterPolicy* policy);
 
 }  // namespace blockbloom
 

@@ -1,0 +1,131 @@
+// Level-aware filter memory for LSM trees ("Monkey": Dayan, Athanassoulis,
+// Idreos, SIGMOD 2017): ONE average bits/key budget, spent unevenly across
+// the levels so that an absent-key lookup reads as few table files in vain as
+// possible.
+//
+// An absent-key Get probes one filter per sorted run it may be in: every L0
+// file, then one file per deeper level. Each false positive costs a read, so
+// the expected wasted reads per absent Get are the SUM of those filters'
+// false-positive rates. The deep levels hold almost all the keys (level i+1
+// is `level_size_multiplier` times level i), so a bit per key taken from the
+// last level and given to the small upper levels lowers the sum at the same
+// total memory. The optimum (Lagrange) gives each filter the bits/key c where
+//   f'(c) = -lambda * (keys in the filter) / (probes of the filter per Get),
+// f being this layout's EXACT false-positive rate (blockbloom/sizing.h), not
+// the textbook exponential; lambda is set so that the average is the budget.
+// docs/LEVELS.md has the derivation and the tree model; the numbers it gives
+// for the default 10 bits/key and ratio 10 are in LevelAllocator's tests.
+//
+//   auto alloc = blockbloom::LevelAllocator::Create({.bits_per_key = 10});
+//   blockbloom::LevelHint hint;
+//   hint.level = 3;  hint.first_level = 1;  hint.last_level = 4;
+//   double bits = alloc->BitsPerKey(hint);  // 14.72 (Plan(4)[3])
+#ifndef BLOCKBLOOM_LEVEL_ALLOCATION_H_
+#define BLOCKBLOOM_LEVEL_ALLOCATION_H_
+
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace blockbloom {
+
+// What an engine knows about the table file a filter is built for.
+struct LevelHint {
+  // The level the file is written to: 0 for a flush (L0), -1 if unknown
+  // (e.g. a file written outside the tree and ingested later).
+  int level = -1;
+  // The deepest level holding data, if the engine knows or has seen it; -1
+  // if not. A file that is not bottommost has at least one level below it,
+  // so level + 1 is used when this is smaller.
+  int last_level = -1;
+  // The shallowest level below L0 holding data (the level L0 is compacted
+  // into), if known; -1 if not, taken as 1. RocksDB with
+  // level_compaction_dynamic_level_bytes leaves the levels above it empty,
+  // and L0 files are then sized like IT, not like L1.
+  int first_level = -1;
+  // The file goes into the last sorted run for its key range: nothing below
+  // it is probed by a Get for its keys (RocksDB's is_bottommost).
+  bool is_bottommost = false;
+  enum class Compaction {
+    // Leveling: one sorted run per level >= 1, each level_size_multiplier
+    // times the one above; L0 files overlap and each is probed.
+    kLeveled,
+    // Universal (tiered) and FIFO: every file or run is probed, and the level
+    // number does not tell its size; see LevelAllocator::BitsPerKey.
+    kUniversal,
+    kFifo,
+  };
+  Compaction compaction = Compaction::kLeveled;
+};
+
+class LevelAllocator {
+ public:
+  struct Options {
+    // The budget: average bits of filter per key over the whole tree, in
+    // [1, 40].
+    double bits_per_key = 10;
+    // Size ratio of adjacent levels (RocksDB's max_bytes_for_level_multiplier,
+    // default 10), in [2, 1000].
+    double level_size_multiplier = 10;
+    // The share, in [0, 0.95], of each level's keys (all but the last level)
+    // that arrived by TRIVIAL MOVES: RocksDB moves a table down without
+    // rewriting it when nothing below overlaps it, and the table keeps the
+    // filter it was written with. A table written at a level then also
+    // serves the levels below it, so it gets fewer bits than its level alone
+    // would. 0: every table is rewritten on its way down (the textbook
+    // tree). RocksDB 7.8 with its default compaction priority moved about
+    // two thirds of the tables of the levels between the first and the last
+    // in this project's trees (docs/LEVELS.md).
+    double moved_fraction = 0.6;
+  };
+
+  // InvalidArgument if an option is out of range.
+  static absl::StatusOr<LevelAllocator> Create(const Options& options);
+
+  const Options& options() const { return options_; }
+
+  // The bits/key for a file described by `hint`, in [kMinBitsPerKey,
+  // kMaxBitsPerKey]. Leveled files with a known level get the optimum for the
+  // tree model (docs/LEVELS.md); files of unknown level, and all files under
+  // universal and FIFO compaction, get the budget itself (under FIFO every
+  // file holds about as many keys and is probed once, so equal bits ARE the
+  // optimum; under universal compaction a run's size is not given by its
+  // level, and equal bits never exceed the budget).
+  double BitsPerKey(const LevelHint& hint) const;
+
+  // The plan for a leveled tree with `levels` (>= 1) populated levels below
+  // L0: element 0 is the bits/key of each L0 file, element i that of the
+  // i-th populated level (the last is element `levels`). Its keys-weighted
+  // average over the model tree is the budget. A tree whose populated levels
+  // are first..last uses Plan(last - first + 1), level l at element
+  // l - first + 1.
+  std::vector<double> Plan(int levels) const;
+
+  // The keys, relative to the last level's, of the files each element of
+  // Plan(levels) applies to in the model tree (for checking the budget:
+  // sum(PlanKeys[j] * Plan[j]) / sum(PlanKeys) is bits_per_key).
+  std::vector<double> PlanKeys(int levels) const;
+
+  // The expected number of false-positive file reads per absent-key Get in
+  // the model tree with `levels` populated levels below L0, for `bits` per
+  // level as returned by Plan (or all equal to the budget, for comparison).
+  double ExpectedFalseReads(int levels, const std::vector<double>& bits) const;
+
+  static constexpr double kMinBitsPerKey = 1;
+  static constexpr double kMaxBitsPerKey = 48;
+  // Plans are computed for trees of up to this many populated levels; deeper
+  // trees use the plan of this depth for their bottom levels (the levels
+  // above hold less than 1e-8 of the keys at ratio 10).
+  static constexpr int kMaxLevels = 12;
+
+ private:
+  struct Plans;
+  explicit LevelAllocator(const Options& options);
+  Options options_;
+  std::shared_ptr<const Plans> plans_;  // shared: allocators copy cheaply
+};
+
+}  // namespace blockbloom
+
+#endif  // BLOCKBLOOM_LEVEL_ALLOCATION_H_
