@@ -17,10 +17,14 @@ if(count EQUAL 0 OR after)
   message(FATAL_ERROR "${IN}: expected NewBloomFilterPolicy( calls to swap;"
                       " found ${count}, left unswapped: ${after}")
 endif()
-file(WRITE "${OUT}"
+# Written only when the text changes, so that a re-configure does not
+# rebuild the tests.
+file(WRITE "${OUT}.tmp"
      "// Edited copy: NewBloomFilterPolicy -> blockbloom::NewLevelDBFilterPolicy\n"
      "// (${count} calls; blockbloom's tests/engines/leveldb_upstream/swap_policy.cmake).\n"
      "#include \"blockbloom/leveldb.h\"\n"
      "#line 1 \"${IN}\"\n"
      "${text}")
+file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)
+file(REMOVE "${OUT}.tmp")
 message(STATUS "swap_policy: ${IN}: ${count} NewBloomFilterPolicy calls swapped")
