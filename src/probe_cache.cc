@@ -1,6 +1,7 @@
 #include "src/probe_cache.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <memory>
 #include <utility>
@@ -15,27 +16,28 @@ struct ProbeCacheEntry : ProbeCacheEntryHead {
                   const ReadOptions& options)
       : address(block.data()),
         copy(block.begin(), block.end()),
-        filter(OpenFilterOrMatchAll(copy, options)) {
+        opened(OpenFilterOrMatchAll(copy, options)) {
     key = k;
-    ProbeCacheEntryHead::filter = &this->filter;
-    probe_key = this->filter.probe_key_fn();
-    ref = &this->filter.ref();
+    filter = &opened;
+    probe_key = opened.probe_key_fn();
+    ref = &opened.ref();
   }
   // What the entry costs, as charged to the budget (with the allocator's
   // overhead, roughly).
   size_t Bytes() const {
-    return sizeof(*this) + copy.capacity() + filter.owned_bytes() + 64;
+    return sizeof(*this) + copy.capacity() + opened.owned_bytes() + 64;
   }
 
-  const uint8_t* address;  // where the block was seen (picks its slots)
+  const uint8_t* address;  // where the block was seen (picks its bucket)
   std::vector<uint8_t> copy;
-  Filter filter;
+  Filter opened;
 };
 
 namespace {
 
-constexpr size_t kFirstSlots = 1024;
-constinit ProbeCacheEntryHead* const kNoSlots[2] = {nullptr, nullptr};
+constexpr size_t kWays = kProbeCacheWays;
+constexpr size_t kFirstBuckets = 1024;
+constinit ProbeCacheEntryHead* kNoSlots[2 * kWays] = {};
 
 ProbeCacheEntry* EntryOf(ProbeCacheEntryHead* head) {
   return static_cast<ProbeCacheEntry*>(head);
@@ -43,14 +45,16 @@ ProbeCacheEntry* EntryOf(ProbeCacheEntryHead* head) {
 
 }  // namespace
 
-constinit thread_local ProbeCacheEntryHead* const* tls_probe_cache_slots =
-    kNoSlots;
-constinit thread_local size_t tls_probe_cache_mask = 0;
+constinit thread_local ProbeCacheEntryHead** tls_probe_cache_slots = kNoSlots;
+// With the shared bucket of nulls, every address must land on bucket 0:
+// a shift of 64 would be undefined, so the product is shifted by 63 and
+// the table has a second, empty bucket behind it.
+constinit thread_local int tls_probe_cache_shift = 63;
 
 namespace {
 
 struct Cache {
-  std::vector<ProbeCacheEntryHead*> slots;  // owning
+  std::vector<ProbeCacheEntryHead*> slots;  // owning; buckets of kWays
   size_t bytes = 0;
   size_t count = 0;
   size_t hand = 0;  // clock hand for eviction
@@ -58,40 +62,48 @@ struct Cache {
 
   ~Cache() {
     tls_probe_cache_slots = kNoSlots;
-    tls_probe_cache_mask = 0;
+    tls_probe_cache_shift = 63;
     for (ProbeCacheEntryHead* h : slots) delete EntryOf(h);
+  }
+
+  int shift() const {
+    return 64 - std::countr_zero(slots.size() / kWays);  // buckets: 2^k
+  }
+  ProbeCacheEntryHead** Bucket(const uint8_t* address) {
+    return ProbeCacheBucket(slots.data(), shift(), address);
   }
 
   void Publish() {
     tls_probe_cache_slots = slots.data();
-    tls_probe_cache_mask = slots.size() - 1;
+    tls_probe_cache_shift = shift();
   }
 
-  void Evict(size_t slot) {
-    if (slots[slot] == nullptr) return;
-    ProbeCacheEntry* e = EntryOf(slots[slot]);
+  void Evict(ProbeCacheEntryHead** slot) {
+    if (*slot == nullptr) return;
+    ProbeCacheEntry* e = EntryOf(*slot);
     bytes -= e->Bytes();
     --count;
     delete e;
-    slots[slot] = nullptr;
+    *slot = nullptr;
   }
 
-  // Twice the slots, every entry placed again by its address.
+  // Puts `h` first in its bucket, the others one way back; the last one
+  // goes.
+  void PushFront(ProbeCacheEntryHead* h) {
+    ProbeCacheEntryHead** bucket = Bucket(EntryOf(h)->address);
+    Evict(&bucket[kWays - 1]);
+    std::move_backward(bucket, bucket + kWays - 1, bucket + kWays);
+    bucket[0] = h;
+  }
+
+  // Twice the buckets, every entry placed again by its address.
   void Grow() {
     std::vector<ProbeCacheEntryHead*> old(slots.size() * 2, nullptr);
     old.swap(slots);
-    const size_t mask = slots.size() - 1;
-    for (ProbeCacheEntryHead* h : old) {
-      if (h == nullptr) continue;
-      const size_t s = ProbeCacheSlot(EntryOf(h)->address, mask);
-      if (slots[s] == nullptr) {
-        slots[s] = h;
-      } else if (slots[s ^ 1] == nullptr) {
-        slots[s ^ 1] = h;
-      } else {
-        bytes -= EntryOf(h)->Bytes();
-        --count;
-        delete EntryOf(h);
+    // Oldest first, so that each bucket keeps its most recent entries.
+    for (size_t way = kWays; way-- > 0;) {
+      for (size_t b = 0; b < old.size(); b += kWays) {
+        if (old[b + way] != nullptr) PushFront(old[b + way]);
       }
     }
     Publish();
@@ -101,25 +113,10 @@ struct Cache {
 Cache& ThisThreadCache() {
   thread_local Cache cache;
   if (cache.slots.empty()) {
-    cache.slots.assign(kFirstSlots, nullptr);
+    cache.slots.assign(kFirstBuckets * kWays, nullptr);
     cache.Publish();
   }
   return cache;
-}
-
-ProbeCacheKey KeyOf(absl::Span<const uint8_t> block,
-                    const ProbeCacheConfig& config) {
-  ProbeCacheKey key = {0, 0};
-  const size_t n = block.size();
-  const size_t edge = std::min<size_t>(8, n);
-  std::memcpy(&key.head, block.data(), edge);
-  std::memcpy(&key.tail, block.data() + n - edge, edge);
-  key.tail ^= n ^ config.settings;
-  return key;
-}
-
-bool SameKey(const ProbeCacheKey& a, const ProbeCacheKey& b) {
-  return a.head == b.head && a.tail == b.tail;
 }
 
 // The thread's last uncached block (larger than the budget), kept until the
@@ -128,15 +125,25 @@ thread_local std::unique_ptr<ProbeCacheEntry> tls_uncached;
 
 }  // namespace
 
-const Filter& CachedFilterMiss(absl::Span<const uint8_t> block,
-                               const ProbeCacheConfig& config) {
-  const ProbeCacheKey key = KeyOf(block, config);
+const ProbeCacheEntryHead& CachedEntrySlow(absl::Span<const uint8_t> block,
+                                           const ProbeCacheConfig& config) {
+  // Blocks under 8 bytes (never LevelDB's): their bytes, zero-padded, twice.
+  ProbeCacheKey key;
+  if (block.size() >= 8) {
+    key = ProbeCacheKeyOf(block, config);
+  } else {
+    uint64_t bytes = 0;
+    std::memcpy(&bytes, block.data(), block.size());
+    key.word = bytes ^ std::rotl(bytes, 1) ^ block.size() ^ config.settings;
+  }
   Cache& cache = ThisThreadCache();
-  size_t slot = ProbeCacheSlot(block.data(), cache.slots.size() - 1);
-  // Blocks under 8 bytes (never LevelDB's) skip the inline path.
-  for (size_t s : {slot, slot ^ 1}) {
-    if (cache.slots[s] != nullptr && SameKey(cache.slots[s]->key, key)) {
-      return EntryOf(cache.slots[s])->filter;
+  ProbeCacheEntryHead** bucket = cache.Bucket(block.data());
+  for (size_t way = 0; way < kWays; ++way) {
+    ProbeCacheEntryHead* e = bucket[way];
+    if (e != nullptr && e->key.word == key.word) {
+      // Into the ways the hit path looks at.
+      if (way >= 2) std::swap(bucket[1], bucket[way]);
+      return *e;
     }
   }
   ++cache.misses;
@@ -144,32 +151,26 @@ const Filter& CachedFilterMiss(absl::Span<const uint8_t> block,
   const size_t cost = entry->Bytes();
   if (cost > config.budget_bytes) {
     tls_uncached = std::move(entry);
-    return tls_uncached->filter;
+    return *tls_uncached;
   }
-  if (4 * (cache.count + 1) > cache.slots.size()) {
-    cache.Grow();
-    slot = ProbeCacheSlot(block.data(), cache.slots.size() - 1);
-  }
-  // The newest entry takes the first way; the one there moves to the
-  // second, whose occupant goes.
-  cache.Evict(slot ^ 1);
-  std::swap(cache.slots[slot], cache.slots[slot ^ 1]);
-  // Make room, clock-wise (any slot but the pair being filled).
+  // At most one entry per bucket on average (a quarter of the slots).
+  if (kWays * (cache.count + 1) > cache.slots.size()) cache.Grow();
+  // Make room, clock-wise.
   while (cache.bytes + cost > config.budget_bytes && cache.count > 0) {
-    cache.hand = (cache.hand + 1) & (cache.slots.size() - 1);
-    if ((cache.hand | 1) != (slot | 1)) cache.Evict(cache.hand);
+    cache.hand = (cache.hand + 1) % cache.slots.size();
+    cache.Evict(&cache.slots[cache.hand]);
   }
   cache.bytes += cost;
   ++cache.count;
-  const Filter& filter = entry->filter;
-  cache.slots[slot] = entry.release();
-  return filter;
+  ProbeCacheEntry* e = entry.release();
+  cache.PushFront(e);
+  return *e;
 }
 
-bool CachedMayContainMiss(absl::Span<const uint8_t> block,
+bool CachedMayContainSlow(absl::Span<const uint8_t> block,
                           const ProbeCacheConfig& config,
                           std::string_view key) {
-  return CachedFilterMiss(block, config).MayContain(key);
+  return CachedEntrySlow(block, config).filter->MayContain(key);
 }
 
 ProbeCacheStats ThisThreadProbeCacheStats() {

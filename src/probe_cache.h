@@ -36,6 +36,7 @@
 #ifndef BLOCKBLOOM_SRC_PROBE_CACHE_H_
 #define BLOCKBLOOM_SRC_PROBE_CACHE_H_
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -53,11 +54,13 @@ struct ProbeCacheEntry;  // src/probe_cache.cc
 
 // The first word of each cached entry (its layout is fixed so that the hit
 // path below can be inline).
+// A block's identity in one word: its first 8 bytes XOR its last 8 bytes
+// rotated, XOR its size and the reader's settings. Each part alone changes
+// the word (XOR is a bijection in each argument), so damage confined to
+// either end is always a different key; two different blocks agree with
+// probability 2^-64.
 struct ProbeCacheKey {
-  uint64_t head;  // the block's first 8 bytes (fewer, zero-padded)
-  // Its last 8 bytes (likewise), XORed with its size and the reader's
-  // settings: one compare for the three.
-  uint64_t tail;
+  uint64_t word;
 };
 struct ProbeCacheEntryHead {
   ProbeCacheKey key;
@@ -68,63 +71,91 @@ struct ProbeCacheEntryHead {
   const FilterRef* ref;
 };
 
-// This thread's slots: a power-of-two table, 2-way set-associative (a block
-// lives in slot i or i ^ 1), grown to hold 4 slots per entry; until the
-// thread's first miss, a shared table of nulls (so the hit path needs no
-// check).
-extern constinit thread_local ProbeCacheEntryHead* const* tls_probe_cache_slots;
-extern constinit thread_local size_t tls_probe_cache_mask;
+// This thread's table: buckets of kProbeCacheWays entries, most recently
+// used first, picked by the block's address; grown to keep it at most half
+// full. Until the thread's first miss, a shared bucket of nulls (so that the
+// hit path needs no check).
+inline constexpr size_t kProbeCacheWays = 4;
+extern constinit thread_local ProbeCacheEntryHead** tls_probe_cache_slots;
+// 64 - log2(buckets): the bucket is the top bits of a product.
+extern constinit thread_local int tls_probe_cache_shift;
 
-// The slot is picked by the block's address: LevelDB passes the same bytes
-// at the same address for as long as a table is open, so this is free and
-// stable (its filters are 9+ bytes, so 16-byte granules mostly separate
-// them). It only picks where to look; the entry is matched by content, so
-// another block at a reused address is a miss, never a confusion.
-inline size_t ProbeCacheSlot(const uint8_t* data, size_t mask) {
-  return static_cast<size_t>(reinterpret_cast<uintptr_t>(data) >> 4) & mask;
+// The bucket is picked by the block's address: LevelDB passes the same
+// bytes at the same address for as long as a table is open, so this is free
+// and stable. It only picks where to look; the entry is matched by content,
+// so another block at a reused address is a miss, never a confusion. The
+// address is hashed (a multiply, the top bits), not masked: allocators hand
+// out blocks at regular strides (size classes of 256 bytes, valgrind's red
+// zones), which the low bits of addresses would fold onto a few buckets.
+// Four ways, because even hashed addresses collide: with two, a few of 100
+// filters probed in turn already evicted each other.
+inline ProbeCacheEntryHead** ProbeCacheBucket(ProbeCacheEntryHead** slots,
+                                              int shift, const uint8_t* data) {
+  const uint64_t a = reinterpret_cast<uintptr_t>(data);
+  return slots + kProbeCacheWays *
+                     static_cast<size_t>((a * 0x9E3779B97F4A7C15) >> shift);
 }
 
-// Everything but a hit: opens, verifies and caches the block.
-const Filter& CachedFilterMiss(absl::Span<const uint8_t> block,
-                               const ProbeCacheConfig& config);
-
-// The entry for `block` if this thread holds it, else null. The hit path:
-// a slot from the address, two loads, two compares (four for the second
-// way).
-inline const ProbeCacheEntryHead* FindCached(absl::Span<const uint8_t> block,
-                                             const ProbeCacheConfig& config) {
+// A block's key (the block is at least 8 bytes).
+inline ProbeCacheKey ProbeCacheKeyOf(absl::Span<const uint8_t> block,
+                                     const ProbeCacheConfig& config) {
   const size_t n = block.size();
-  if (n < 8) return nullptr;
-  ProbeCacheEntryHead* const* slots = tls_probe_cache_slots;
-  const size_t slot = ProbeCacheSlot(block.data(), tls_probe_cache_mask);
   uint64_t head, tail;
   std::memcpy(&head, block.data(), 8);
   std::memcpy(&tail, block.data() + n - 8, 8);
-  tail ^= n ^ config.settings;
-  for (const ProbeCacheEntryHead* e : {slots[slot], slots[slot ^ 1]}) {
-    if (e != nullptr && e->key.head == head && e->key.tail == tail) return e;
+  return {head ^ std::rotl(tail, 1) ^ n ^ config.settings};
+}
+
+// Everything but a hit in a bucket's first two ways: the other ways (moving
+// a hit to the second), else open, verify and cache the block (first).
+const ProbeCacheEntryHead& CachedEntrySlow(absl::Span<const uint8_t> block,
+                                           const ProbeCacheConfig& config);
+
+// The entry for `block`: the hit path is a bucket from the address, the
+// key from two loads, two compares per way for the first two ways (no
+// writes: two filters probed in turn that share a bucket both stay hits).
+inline const ProbeCacheEntryHead& CachedEntry(absl::Span<const uint8_t> block,
+                                              const ProbeCacheConfig& config) {
+  if (block.size() >= 8) {
+    ProbeCacheEntryHead* const* bucket = ProbeCacheBucket(
+        tls_probe_cache_slots, tls_probe_cache_shift, block.data());
+    const ProbeCacheKey key = ProbeCacheKeyOf(block, config);
+    for (int way = 0; way < 2; ++way) {
+      const ProbeCacheEntryHead* e = bucket[way];
+      if (e != nullptr && e->key.word == key.word) return *e;
+    }
   }
-  return nullptr;
+  return CachedEntrySlow(block, config);
 }
 
 // The opened filter for `block` (Filter::MatchAll() if it cannot be read),
 // valid until this thread's next call. `block` must not be empty.
 inline const Filter& CachedFilter(absl::Span<const uint8_t> block,
                                   const ProbeCacheConfig& config) {
-  const ProbeCacheEntryHead* e = FindCached(block, config);
-  return e != nullptr ? *e->filter : CachedFilterMiss(block, config);
+  return *CachedEntry(block, config).filter;
 }
 
-// CachedFilter(block, config).MayContain(key), with the probe of a cached
-// block called straight from its entry and the miss out of line.
-bool CachedMayContainMiss(absl::Span<const uint8_t> block,
+// CachedFilter(block, config).MayContain(key), laid out for LevelDB's hot
+// path: on a hit, the kernel is called straight from the entry (it hashes
+// the key with the filter's seed); everything else is one call out of line.
+// Both are tail calls, so the hit path keeps no registers of its own.
+bool CachedMayContainSlow(absl::Span<const uint8_t> block,
                           const ProbeCacheConfig& config, std::string_view key);
 inline bool CachedMayContain(absl::Span<const uint8_t> block,
                              const ProbeCacheConfig& config,
                              std::string_view key) {
-  const ProbeCacheEntryHead* e = FindCached(block, config);
-  if (e != nullptr) return e->probe_key(*e->ref, key);
-  return CachedMayContainMiss(block, config, key);
+  if (block.size() >= 8) {
+    ProbeCacheEntryHead* const* bucket = ProbeCacheBucket(
+        tls_probe_cache_slots, tls_probe_cache_shift, block.data());
+    const ProbeCacheKey k = ProbeCacheKeyOf(block, config);
+    const ProbeCacheEntryHead* e = bucket[0];
+    if (e != nullptr && e->key.word == k.word)
+      return e->probe_key(*e->ref, key);
+    e = bucket[1];
+    if (e != nullptr && e->key.word == k.word)
+      return e->probe_key(*e->ref, key);
+  }
+  return CachedMayContainSlow(block, config, key);
 }
 
 // This thread's cache: blocks held, their bytes, and how many blocks it

@@ -129,7 +129,9 @@ class Filter {
   // For blockbloom's own hot paths (src/probe_cache.h): the probe MayContain
   // calls and what it takes.
   using ProbeKeyFn = bool (*)(const internal::FilterRef&, std::string_view);
+  using ProbeHashFn = bool (*)(const internal::FilterRef&, uint64_t);
   ProbeKeyFn probe_key_fn() const { return probe_key_; }
+  ProbeHashFn probe_hash_fn() const { return probe_hash_; }
   const internal::FilterRef& ref() const { return ref_; }
 
  private:

@@ -14,6 +14,7 @@
 #include "blockbloom/hash.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "src/hash_inl.h"
 
 namespace blockbloom {
 namespace {
@@ -205,6 +206,25 @@ TEST(FilterTest, HashKeyIsXxh3) {
   EXPECT_EQ(HashKey(""), 0x2d06800538d394c2u);
   EXPECT_EQ(HashKey("", 0), HashKey(""));
   EXPECT_NE(HashKey("abc", 1), HashKey("abc", 0));
+}
+
+// src/hash_inl.h calls XXH3's short-key path directly: it must give
+// XXH3_64bits_withSeed's value for every length and seed.
+TEST(FilterTest, InlineHashIsXxh3ForEveryLength) {
+  std::string bytes;
+  for (int i = 0; i < 300; ++i) bytes.push_back(static_cast<char>(i * 37 + 11));
+  for (uint64_t seed : {uint64_t{0}, uint64_t{1}, uint64_t{0xfeedfacecafe}}) {
+    for (size_t len = 0; len <= bytes.size(); ++len) {
+      for (size_t at : {size_t{0}, size_t{3}}) {
+        if (at + len > bytes.size()) continue;
+        const std::string_view key(bytes.data() + at, len);
+        ASSERT_EQ(internal::Hash64(key, seed),
+                  XXH3_64bits_withSeed(key.data(), key.size(), seed))
+            << len << " bytes at " << at << ", seed " << seed;
+        ASSERT_EQ(HashKey(key, seed), internal::Hash64(key, seed));
+      }
+    }
+  }
 }
 
 TEST(FilterTest, HashBatchMatchesSingleProbes) {
