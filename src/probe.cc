@@ -5,6 +5,9 @@
 // bit number, the lane set turns the unused lanes' masks to zero, and a probe
 // passes when no mask bit is missing from the block.
 
+#include <bit>
+#include <cstring>
+
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "src/probe.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -21,62 +24,228 @@ namespace blockbloom::internal {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// At most 16 lanes of 32 bits: on AVX-512 one vector is the whole block; on
-// 256- and 128-bit targets the loops below run 2 or 4 times.
+// Where the instructions of a probe go (AVX-512, counted in the
+// disassembly; docs/BENCHMARKS.md): the block address (shift, multiply,
+// shift, scale, add: 5), the lane set (selector multiply, x240 reduction,
+// 2-byte table load: 4), the 16 lanes' bit numbers (broadcast, multiply,
+// shift: 3), the masks (variable shift of 1: 1-2) and the test (1 + flags).
+// Highway's portable ops spend more on the lane set: broadcast, AND with the
+// lane bits, compare to zero, masked shift; the targets below that have a
+// cheaper way to say it do so with intrinsics, and every target is checked
+// bit for bit against ReferenceMayContain (tests/core/simd_test.cc).
+
+// Selector(lo): which lane set the key uses. The same value; on x86 the
+// multiply by kLaneSets is one imul, where the compiler's shift-and-subtract
+// sequence for x240 is four instructions for the same latency.
+HWY_INLINE uint32_t LaneSetIndex(uint32_t lo) {
+  const uint64_t mixed = static_cast<uint32_t>(lo * kSelectorSalt);
+#if HWY_ARCH_X86 && defined(__GNUC__)
+  static_assert(kLaneSets == 240, "the immediate below is kLaneSets");
+  uint64_t scaled;
+  asm("imulq $240, %1, %0" : "=r"(scaled) : "r"(mixed) : "cc");
+  return static_cast<uint32_t>(scaled >> 32);
+#else
+  return static_cast<uint32_t>((mixed * kLaneSets) >> 32);
+#endif
+}
+
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+// AVX-512: one vector is the whole block. The 16-bit lane set is loaded
+// straight into a mask register (kmovw) and masks the test, so unused lanes
+// need no zeroing: the key's bits are 1 << (top 5 bits of lo * salt) in every
+// lane, and a lane of the set fails if its bit is clear in the block.
+struct KeyBits {
+  __m512i bits;
+  __mmask16 lanes;
+};
+
+alignas(4) constexpr uint32_t kOne = 1;
+
+HWY_INLINE KeyBits MakeKeyBits(uint32_t lo, const uint16_t* lane_sets) {
+  const __m512i salts = _mm512_load_si512(kLaneSalt);
+  const __m512i bit_number = _mm512_srli_epi32(
+      _mm512_mullo_epi32(_mm512_set1_epi32(static_cast<int>(lo)), salts), 27);
+  // Two loads the compiler would otherwise split: the lane set straight
+  // from the table into a mask register (it emits movzwl + kmovw), and the
+  // 1s broadcast from memory (it emits mov + vpbroadcastd from a register).
+  // Not volatile: in the batch loops the broadcast is hoisted.
+  __mmask16 lanes;
+  asm("kmovw %1, %0" : "=k"(lanes) : "m"(lane_sets[LaneSetIndex(lo)]));
+  __m512i ones;
+  asm("vpbroadcastd %1, %0" : "=v"(ones) : "m"(kOne));
+  return {_mm512_sllv_epi32(ones, bit_number), lanes};
+}
+
+HWY_INLINE bool AnyMissing(const uint8_t* block, const KeyBits& key) {
+  // Lanes of the set where block & bits == 0.
+  return _mm512_mask_testn_epi32_mask(key.lanes, key.bits,
+                                      _mm512_loadu_si512(block)) != 0;
+}
+
+HWY_INLINE void SetBits(uint8_t* block, const KeyBits& key) {
+  const __m512i words = _mm512_loadu_si512(block);
+  _mm512_storeu_si512(block,
+                      _mm512_mask_or_epi32(words, key.lanes, words, key.bits));
+}
+
+#elif HWY_ARCH_X86 && HWY_TARGET == HWY_AVX2
+// AVX2: two vectors of 8 lanes. The lane set is broadcast from the table as
+// 16-bit words (so each 32-bit lane holds it twice); shifting lane L's copy
+// left by 31 - L puts the set's bit L on top, and a shift right by 31 leaves
+// 1 in the lanes of the set and 0 elsewhere: that 0/1, shifted left by the
+// bit number, is the key's mask, zero outside the set.
+alignas(32) constexpr uint32_t kLaneToTop[kLanes] = {
+    31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16};
+
+struct KeyBits {
+  __m256i bits[2];  // lanes 0-7, 8-15
+};
+
+HWY_INLINE __m256i HalfMask(__m256i lo_v, __m256i set_v, size_t i) {
+  const __m256i bit_number = _mm256_srli_epi32(
+      _mm256_mullo_epi32(
+          lo_v,
+          _mm256_load_si256(reinterpret_cast<const __m256i*>(kLaneSalt + i))),
+      27);
+  const __m256i in_set = _mm256_srli_epi32(
+      _mm256_sllv_epi32(
+          set_v,
+          _mm256_load_si256(reinterpret_cast<const __m256i*>(kLaneToTop + i))),
+      31);
+  return _mm256_sllv_epi32(in_set, bit_number);
+}
+
+HWY_INLINE KeyBits MakeKeyBits(uint32_t lo, const uint16_t* lane_sets) {
+  const __m256i lo_v = _mm256_set1_epi32(static_cast<int>(lo));
+  const __m256i set_v =
+      _mm256_set1_epi16(static_cast<int16_t>(lane_sets[LaneSetIndex(lo)]));
+  return {{HalfMask(lo_v, set_v, 0), HalfMask(lo_v, set_v, 8)}};
+}
+
+HWY_INLINE bool AnyMissing(const uint8_t* block, const KeyBits& key) {
+  const __m256i* words = reinterpret_cast<const __m256i*>(block);
+  const __m256i missing = _mm256_or_si256(
+      _mm256_andnot_si256(_mm256_loadu_si256(words), key.bits[0]),
+      _mm256_andnot_si256(_mm256_loadu_si256(words + 1), key.bits[1]));
+  return !_mm256_testz_si256(missing, missing);
+}
+
+HWY_INLINE void SetBits(uint8_t* block, const KeyBits& key) {
+  __m256i* words = reinterpret_cast<__m256i*>(block);
+  _mm256_storeu_si256(words,
+                      _mm256_or_si256(_mm256_loadu_si256(words), key.bits[0]));
+  _mm256_storeu_si256(
+      words + 1, _mm256_or_si256(_mm256_loadu_si256(words + 1), key.bits[1]));
+}
+
+#elif HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+// No SIMD: the key's k lanes one at a time, as the reference does, instead
+// of 16 emulated vector lanes. The loop runs exactly k times for every key
+// (a lane set has k bits), so its branch is predicted.
+struct KeyBits {
+  uint32_t lo;
+  uint32_t lanes;
+};
+
+HWY_INLINE KeyBits MakeKeyBits(uint32_t lo, const uint16_t* lane_sets) {
+  return {lo, lane_sets[LaneSetIndex(lo)]};
+}
+
+HWY_INLINE uint32_t LaneMask(const KeyBits& key, uint32_t lane) {
+  return 1u << ((key.lo * kLaneSalt[lane]) >> 27);  // BitInLane for 32 bits
+}
+
+HWY_INLINE bool AnyMissing(const uint8_t* block, const KeyBits& key) {
+  uint32_t missing = 0;
+  for (uint32_t set = key.lanes; set != 0; set &= set - 1) {
+    const uint32_t lane = static_cast<uint32_t>(std::countr_zero(set));
+    uint32_t word;
+    std::memcpy(&word, block + 4 * lane, 4);
+    missing |= LaneMask(key, lane) & ~word;
+  }
+  return missing != 0;
+}
+
+HWY_INLINE void SetBits(uint8_t* block, const KeyBits& key) {
+  for (uint32_t set = key.lanes; set != 0; set &= set - 1) {
+    const uint32_t lane = static_cast<uint32_t>(std::countr_zero(set));
+    uint32_t word;
+    std::memcpy(&word, block + 4 * lane, 4);
+    word |= LaneMask(key, lane);
+    std::memcpy(block + 4 * lane, &word, 4);
+  }
+}
+
+#else
+// SSE4, SSSE3 and other vector targets, in portable Highway ops: at most
+// 16 lanes of 32 bits in 2 to 4 vectors (or scalable ones, which cannot be
+// kept in an array: the masks are made where they are used). A lane is in
+// the set if (set & kLaneBit) == kLaneBit, one compare; the mask is
+// 1 << bit number there and 0 elsewhere.
 using D = hn::CappedTag<uint32_t, kLanes>;
 using V = hn::Vec<D>;
 
-// The mask the key requires of lanes [i, i + Lanes(d)) of its block.
-HWY_INLINE V MaskChunk(D d, V lo, V lane_set, size_t i) {
-  const V bit_number = hn::ShiftRight<27>(lo * hn::Load(d, kLaneSalt + i));
-  const auto used =
-      hn::Ne(hn::And(lane_set, hn::Load(d, kLaneBit + i)), hn::Zero(d));
-  return hn::IfThenElseZero(used, hn::Set(d, 1u) << bit_number);
+struct KeyBits {
+  uint32_t lo;
+  uint32_t lanes;
+};
+
+HWY_INLINE KeyBits MakeKeyBits(uint32_t lo, const uint16_t* lane_sets) {
+  return {lo, lane_sets[LaneSetIndex(lo)]};
 }
 
-HWY_INLINE bool ProbeBlock(const uint8_t* block, uint32_t lo,
-                           const uint16_t* lane_sets) {
+HWY_INLINE V MaskChunk(D d, V lo_v, V set_v, size_t i) {
+  const V bit_number = hn::ShiftRight<27>(lo_v * hn::Load(d, kLaneSalt + i));
+  const V lane_bit = hn::Load(d, kLaneBit + i);
+  return hn::IfThenElseZero(hn::Eq(hn::And(set_v, lane_bit), lane_bit),
+                            hn::Set(d, 1u) << bit_number);
+}
+
+HWY_INLINE bool AnyMissing(const uint8_t* block, const KeyBits& key) {
   const D d;
-  const V lo_v = hn::Set(d, lo);
-  const V set_v = hn::Set(d, uint32_t{lane_sets[Selector(lo)]});
+  const V lo_v = hn::Set(d, key.lo);
+  const V set_v = hn::Set(d, key.lanes);
   const uint32_t* words = reinterpret_cast<const uint32_t*>(block);
   V missing = hn::Zero(d);
   for (size_t i = 0; i < static_cast<size_t>(kLanes); i += hn::Lanes(d)) {
-    const V mask = MaskChunk(d, lo_v, set_v, i);
-    missing = hn::Or(missing, hn::AndNot(hn::LoadU(d, words + i), mask));
+    missing = hn::Or(missing, hn::AndNot(hn::LoadU(d, words + i),
+                                         MaskChunk(d, lo_v, set_v, i)));
   }
-  return hn::AllTrue(d, hn::Eq(missing, hn::Zero(d)));
+#if HWY_ARCH_X86 && HWY_TARGET == HWY_SSE4
+  return !_mm_testz_si128(missing.raw, missing.raw);  // ptest
+#else
+  return !hn::AllTrue(d, hn::Eq(missing, hn::Zero(d)));
+#endif
+}
+
+HWY_INLINE void SetBits(uint8_t* block, const KeyBits& key) {
+  const D d;
+  const V lo_v = hn::Set(d, key.lo);
+  const V set_v = hn::Set(d, key.lanes);
+  uint32_t* words = reinterpret_cast<uint32_t*>(block);
+  for (size_t i = 0; i < static_cast<size_t>(kLanes); i += hn::Lanes(d)) {
+    hn::StoreU(hn::Or(hn::LoadU(d, words + i), MaskChunk(d, lo_v, set_v, i)), d,
+               words + i);
+  }
+}
+#endif
+
+HWY_INLINE bool ProbeBlock(const uint8_t* block, uint32_t lo,
+                           const uint16_t* lane_sets) {
+  return !AnyMissing(block, MakeKeyBits(lo, lane_sets));
 }
 
 HWY_INLINE void InsertBlock(uint8_t* block, uint32_t lo,
                             const uint16_t* lane_sets) {
-  const D d;
-  const V lo_v = hn::Set(d, lo);
-  const V set_v = hn::Set(d, uint32_t{lane_sets[Selector(lo)]});
-  uint32_t* words = reinterpret_cast<uint32_t*>(block);
-  for (size_t i = 0; i < static_cast<size_t>(kLanes); i += hn::Lanes(d)) {
-    const V mask = MaskChunk(d, lo_v, set_v, i);
-    hn::StoreU(hn::Or(hn::LoadU(d, words + i), mask), d, words + i);
-  }
+  SetBits(block, MakeKeyBits(lo, lane_sets));
 }
 
 // InsertBlock that reports whether a bit was missing, and stores only then.
 HWY_INLINE bool AddBlock(uint8_t* block, uint32_t lo,
                          const uint16_t* lane_sets) {
-  const D d;
-  const V lo_v = hn::Set(d, lo);
-  const V set_v = hn::Set(d, uint32_t{lane_sets[Selector(lo)]});
-  uint32_t* words = reinterpret_cast<uint32_t*>(block);
-  V missing = hn::Zero(d);
-  for (size_t i = 0; i < static_cast<size_t>(kLanes); i += hn::Lanes(d)) {
-    const V mask = MaskChunk(d, lo_v, set_v, i);
-    missing = hn::Or(missing, hn::AndNot(hn::LoadU(d, words + i), mask));
-  }
-  if (hn::AllTrue(d, hn::Eq(missing, hn::Zero(d)))) return false;
-  for (size_t i = 0; i < static_cast<size_t>(kLanes); i += hn::Lanes(d)) {
-    const V mask = MaskChunk(d, lo_v, set_v, i);
-    hn::StoreU(hn::Or(hn::LoadU(d, words + i), mask), d, words + i);
-  }
+  const KeyBits key = MakeKeyBits(lo, lane_sets);
+  if (!AnyMissing(block, key)) return false;
+  SetBits(block, key);
   return true;
 }
 
