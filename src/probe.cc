@@ -261,30 +261,76 @@ bool ProbeKey(const FilterRef& f, std::string_view key) {
   return ProbeHash(f, Hash64(key, f.seed));
 }
 
-// The batch loop of every kernel below: for each chunk of kBatchChunk
-// hashes, pass 1 computes and prefetches the blocks, pass 2 calls
-// fn(index, block, low hash word), so the chunk's cache misses overlap.
-template <typename Byte, typename Fn>
+// The batch loop of every kernel below: a software pipeline. Key i's block
+// is prefetched kBatchChunk keys before fn(i, block, low hash word) tests
+// it, so while one group of 32 keys is tested the next group's cache misses
+// are already in flight, and a batch of n keys costs about n misses
+// overlapped 32 at a time rather than n/32 rounds of "wait for 32 misses,
+// then compute". (Prefetching a group and then testing it, group after
+// group, left the memory idle during each group's tests: 1.3x the floor at
+// 1 GiB for batches of 1024.) A batch of at most 32 keys is one group:
+// prefetch all, then test all.
+//
+// `source(i)` gives key i's hash. Pre-hashed input re-reads it when the key
+// is tested; hashes computed from keys (kKeep) are kept in the ring.
+struct HashArray {
+  static constexpr bool kKeep = false;
+  uint64_t operator()(size_t i) const { return hashes[i]; }
+  const uint64_t* hashes;
+};
+
+struct KeyHashes {
+  static constexpr bool kKeep = true;
+  uint64_t operator()(size_t i) const { return Hash64(keys[i], seed); }
+  const std::string_view* keys;
+  uint64_t seed;
+};
+
+template <typename Byte, typename Source, typename Fn>
 HWY_INLINE void ForEachPrefetchedBlock(Byte* bits, uint64_t num_blocks,
-                                       const uint64_t* hashes, size_t n,
-                                       Fn fn) {
-  Byte* blocks[kBatchChunk];
-  for (size_t start = 0; start < n; start += kBatchChunk) {
-    const size_t m = n - start < kBatchChunk ? n - start : kBatchChunk;
-    for (size_t j = 0; j < m; ++j) {
-      blocks[j] =
-          bits + BlockIndex(hashes[start + j], num_blocks) * kBlockBytes;
-      hwy::Prefetch(blocks[j]);
+                                       size_t n, const Source& source, Fn fn) {
+  constexpr size_t kAhead = kBatchChunk;  // a power of two: i % kAhead is cheap
+  static_assert((kAhead & (kAhead - 1)) == 0);
+  Byte* blocks[kAhead];
+  uint32_t kept[Source::kKeep ? kAhead : 1];
+  const auto fetch = [&](size_t i) {
+    const uint64_t hash = source(i);
+    Byte* const block = bits + BlockIndex(hash, num_blocks) * kBlockBytes;
+    hwy::Prefetch(block);
+    blocks[i % kAhead] = block;
+    if constexpr (Source::kKeep) kept[i % kAhead] = static_cast<uint32_t>(hash);
+  };
+  const auto test = [&](size_t i) {
+    if constexpr (Source::kKeep) {
+      fn(i, blocks[i % kAhead], kept[i % kAhead]);
+    } else {
+      fn(i, blocks[i % kAhead], static_cast<uint32_t>(source(i)));
     }
-    for (size_t j = 0; j < m; ++j) {
-      fn(start + j, blocks[j], static_cast<uint32_t>(hashes[start + j]));
+  };
+  if (n <= kAhead) {  // one group; slot i is i (no ring arithmetic)
+    for (size_t i = 0; i < n; ++i) fetch(i);
+    for (size_t i = 0; i < n; ++i) {
+      if constexpr (Source::kKeep) {
+        fn(i, blocks[i], kept[i]);
+      } else {
+        fn(i, blocks[i], static_cast<uint32_t>(source(i)));
+      }
     }
+    return;
   }
+  for (size_t i = 0; i < kAhead; ++i) fetch(i);
+  size_t i = 0;
+  for (; i + kAhead < n; ++i) {
+    // Test key i first: fetch(i + kAhead) reuses its slot.
+    test(i);
+    fetch(i + kAhead);
+  }
+  for (; i < n; ++i) test(i);
 }
 
 void ProbeHashes(const FilterRef& f, const uint64_t* hashes, size_t n,
                  bool* results) {
-  ForEachPrefetchedBlock(f.bits, f.num_blocks, hashes, n,
+  ForEachPrefetchedBlock(f.bits, f.num_blocks, n, HashArray{hashes},
                          [&](size_t i, const uint8_t* block, uint32_t lo) {
                            results[i] = ProbeBlock(block, lo, f.lane_sets);
                          });
@@ -292,17 +338,15 @@ void ProbeHashes(const FilterRef& f, const uint64_t* hashes, size_t n,
 
 void ProbeKeys(const FilterRef& f, const std::string_view* keys, size_t n,
                bool* results) {
-  uint64_t hashes[kBatchChunk];
-  for (size_t start = 0; start < n; start += kBatchChunk) {
-    const size_t m = n - start < kBatchChunk ? n - start : kBatchChunk;
-    for (size_t j = 0; j < m; ++j) hashes[j] = Hash64(keys[start + j], f.seed);
-    ProbeHashes(f, hashes, m, results + start);
-  }
+  ForEachPrefetchedBlock(f.bits, f.num_blocks, n, KeyHashes{keys, f.seed},
+                         [&](size_t i, const uint8_t* block, uint32_t lo) {
+                           results[i] = ProbeBlock(block, lo, f.lane_sets);
+                         });
 }
 
 void InsertBatch(const FilterRef& f, uint8_t* bits, const uint64_t* hashes,
                  size_t n) {
-  ForEachPrefetchedBlock(bits, f.num_blocks, hashes, n,
+  ForEachPrefetchedBlock(bits, f.num_blocks, n, HashArray{hashes},
                          [&](size_t, uint8_t* block, uint32_t lo) {
                            InsertBlock(block, lo, f.lane_sets);
                          });
@@ -316,7 +360,7 @@ bool AddOne(const FilterRef& f, uint8_t* bits, uint64_t hash) {
 size_t AddBatch(const FilterRef& f, uint8_t* bits, const uint64_t* hashes,
                 size_t n, bool* added) {
   size_t count = 0;
-  ForEachPrefetchedBlock(bits, f.num_blocks, hashes, n,
+  ForEachPrefetchedBlock(bits, f.num_blocks, n, HashArray{hashes},
                          [&](size_t i, uint8_t* block, uint32_t lo) {
                            const bool changed =
                                AddBlock(block, lo, f.lane_sets);

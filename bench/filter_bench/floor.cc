@@ -42,22 +42,33 @@ __attribute__((target("avx512f"))) inline bool ReadLine64(const uint8_t* line) {
   return _mm512_cmpeq_epi64_mask(v, _mm512_set1_epi64(-1)) == 0xff;
 }
 
-// One call per probe or per batch, like a filter's kernels.
+// One call per probe or per batch, like a filter's kernels. The batch is
+// pipelined as blockbloom's (src/probe.cc, ForEachPrefetchedBlock): line i
+// is prefetched 32 keys before it is read, so a batch of up to 32 is one
+// group (prefetch all, then read all) and longer batches read one group
+// while the next is in flight. The same pipeline as the filter, so that the
+// ratio to the floor measures the filter's work, not a different schedule.
 #define BLOCKBLOOM_FLOOR_KERNELS(NAME, TARGET, READ)                           \
   TARGET bool NAME##Single(const uint8_t* bits, uint64_t blocks, uint64_t h) { \
     return READ(LineOf(bits, blocks, h));                                      \
   }                                                                            \
   TARGET void NAME##Batch(const uint8_t* bits, uint64_t blocks,                \
                           const uint64_t* h, size_t n, bool* results) {        \
-    const uint8_t* lines[32];                                                  \
-    for (size_t start = 0; start < n; start += 32) {                           \
-      const size_t m = std::min<size_t>(32, n - start);                        \
-      for (size_t j = 0; j < m; ++j) {                                         \
-        lines[j] = LineOf(bits, blocks, h[start + j]);                         \
-        _mm_prefetch(reinterpret_cast<const char*>(lines[j]), _MM_HINT_T0);    \
-      }                                                                        \
-      for (size_t j = 0; j < m; ++j) results[start + j] = READ(lines[j]);      \
+    constexpr size_t kAhead = 32;                                              \
+    const uint8_t* lines[kAhead];                                              \
+    const auto fetch = [&](size_t i) {                                         \
+      lines[i % kAhead] = LineOf(bits, blocks, h[i]);                          \
+      _mm_prefetch(reinterpret_cast<const char*>(lines[i % kAhead]),           \
+                   _MM_HINT_T0);                                               \
+    };                                                                         \
+    const size_t warm = std::min(n, kAhead);                                   \
+    for (size_t i = 0; i < warm; ++i) fetch(i);                                \
+    size_t i = 0;                                                              \
+    for (; i + kAhead < n; ++i) {                                              \
+      results[i] = READ(lines[i % kAhead]);                                    \
+      fetch(i + kAhead);                                                       \
     }                                                                          \
+    for (; i < n; ++i) results[i] = READ(lines[i % kAhead]);                   \
   }
 
 BLOCKBLOOM_FLOOR_KERNELS(Floor8, , ReadLine8)

@@ -73,10 +73,11 @@ class Filter {
   bool MayContainHash(uint64_t hash) const { return probe_hash_(ref_, hash); }
 
   // Batch probes: results[i] = MayContain(keys[i]). Faster than a loop for
-  // more than a few keys when the filter is larger than the cache: all block
-  // addresses of a group of 32 keys are computed and prefetched before any is
-  // tested, so their cache misses overlap. `results.size()` must equal the
-  // number of keys (checked; a mismatch aborts).
+  // more than a few keys when the filter is larger than the cache: each
+  // key's block is prefetched 32 keys before it is tested, so the cache
+  // misses of 32 keys overlap and, in a longer batch, the next 32 are in
+  // flight while these are tested. `results.size()` must equal the number of
+  // keys (checked; a mismatch aborts).
   void MayContainBatch(absl::Span<const std::string_view> keys,
                        absl::Span<bool> results) const;
   void MayContainHashBatch(absl::Span<const uint64_t> hashes,
