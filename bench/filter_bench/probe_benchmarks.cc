@@ -1,5 +1,7 @@
 // The probe benchmarks: pre-hashed and by key, single and batched, of every
 // filter of a Suite and of the memory floor.
+#include <hwy/targets.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -47,6 +49,19 @@ void RegisterHashProbes(Registrar& r, double c, size_t bytes) {
         f.MayContainHashBatch({h, n}, {out, n});
       });
     });
+    if (hwy::SupportedTargets() & HWY_AVX2) {
+      r.Add(ProbeName("blockbloom_avx2", op, in, c, bytes), [=](State& st) {
+        Suite& s = GetSuite(c, bytes);
+        const Filter& f = *s.BlockbloomAvx2();
+        const double huge = s.Blockbloom4kHugePercent();
+        if (single)
+          return SingleHash(st, huge,
+                            [&](uint64_t h) { return f.MayContainHash(h); });
+        BatchHash(st, batch, huge, [&](const uint64_t* h, size_t n, bool* out) {
+          f.MayContainHashBatch({h, n}, {out, n});
+        });
+      });
+    }
     r.Add(ProbeName("fastlocal_avx2", op, in, c, bytes), [=](State& st) {
       Suite& s = GetSuite(c, bytes);
       const fastlocal::Reader& f = s.FastLocal();

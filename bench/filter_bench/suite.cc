@@ -1,5 +1,7 @@
 #include "bench/filter_bench/suite.h"
 
+#include <hwy/targets.h>
+
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -39,6 +41,22 @@ const Filter& Suite::Blockbloom4k() {
     Log("blockbloom_4k copy", start);
   }
   return *blockbloom_4k_;
+}
+
+const Filter* Suite::BlockbloomAvx2() {
+  if (blockbloom_avx2_ == nullptr) {
+    if ((hwy::SupportedTargets() & HWY_AVX2) == 0) return nullptr;
+    const Filter& f = Blockbloom4k();
+    // A Filter keeps the kernels chosen when it is made: force the target
+    // for the Wrap, then restore the normal choice.
+    hwy::SetSupportedTargetsForTest(HWY_AVX2);
+    hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+    blockbloom_avx2_ = std::make_unique<Filter>(
+        *Filter::Wrap(f.bits(), f.shape(), 0, f.num_keys()));
+    hwy::SetSupportedTargetsForTest(0);
+    hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+  }
+  return blockbloom_avx2_.get();
 }
 
 const fastlocal::Reader& Suite::FastLocal() {

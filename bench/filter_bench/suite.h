@@ -50,6 +50,9 @@ class Suite {
 
   const Filter& Blockbloom();
   const Filter& Blockbloom4k();
+  // The 4 KiB copy probed with the AVX2 kernels forced (Highway's AVX2
+  // target), as on a CPU without AVX-512; null if this CPU has no AVX2.
+  const Filter* BlockbloomAvx2();
 
   // FastLocalBloom bytes, read by both RocksDB's reader and ours.
   const fastlocal::Reader& FastLocal();
@@ -98,6 +101,7 @@ class Suite {
   double blockbloom_huge_ = -1;
   PageBuffer bits_4k_;
   std::unique_ptr<Filter> blockbloom_4k_;
+  std::unique_ptr<Filter> blockbloom_avx2_;
   PageBuffer fastlocal_bytes_;
   size_t fastlocal_size_ = 0;
   std::unique_ptr<fastlocal::Reader> fastlocal_;
