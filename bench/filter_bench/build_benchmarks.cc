@@ -1,5 +1,7 @@
 // The build benchmarks: n real 16-byte keys through each filter's builder,
 // as an engine feeds it.
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -50,12 +52,33 @@ const BuildKeys& GetBuildKeys(size_t n) {
   return **keys;
 }
 
-void ReportBuild(State& state, size_t n) {
+// Page faults (getrusage minflt) while it lives: first touches of fresh
+// memory, which in this VM cost about as much as the rest of a large build.
+class FaultCounter {
+ public:
+  FaultCounter() : start_(MinorFaults()) {}
+  long faults() const { return MinorFaults() - start_; }
+
+ private:
+  static long MinorFaults() {
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_minflt;
+  }
+  const long start_;
+};
+
+void ReportBuild(State& state, size_t n, const FaultCounter& faults) {
   const double keys =
       static_cast<double>(state.iterations()) * static_cast<double>(n);
   state.SetItemsProcessed(static_cast<int64_t>(keys));
   state.counters["ns/key"] = benchmark::Counter(
       keys, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  // Page faults per build.
+  state.counters["faults"] =
+      static_cast<double>(faults.faults()) /
+      static_cast<double>(
+          std::max<benchmark::IterationCount>(state.iterations(), 1));
 }
 
 }  // namespace
@@ -71,6 +94,7 @@ void RegisterBuilds(Registrar& r, size_t n, bool slow) {
   // end, as an engine's builder must).
   add("blockbloom", [=](State& st) {
     const BuildKeys& keys = GetBuildKeys(n);
+    const FaultCounter faults;
     for (auto _ : st) {
       FilterOptions options;
       options.bits_per_key = c;
@@ -79,7 +103,7 @@ void RegisterBuilds(Registrar& r, size_t n, bool slow) {
       Filter filter = *builder.Finish();
       benchmark::DoNotOptimize(filter.bits().data());
     }
-    ReportBuild(st, n);
+    ReportBuild(st, n, faults);
   });
   // The same with the shape known up front (FilterOptions::shape): keys go
   // straight into the bits, one scalar insert each.
@@ -87,17 +111,19 @@ void RegisterBuilds(Registrar& r, size_t n, bool slow) {
     const BuildKeys& keys = GetBuildKeys(n);
     FilterOptions options;
     options.shape = *ShapeForBitsPerKey(n, c);
+    const FaultCounter faults;
     for (auto _ : st) {
       FilterBuilder builder = *FilterBuilder::Create(options);
       for (std::string_view k : keys.views) builder.Add(k);
       Filter filter = *builder.Finish();
       benchmark::DoNotOptimize(filter.bits().data());
     }
-    ReportBuild(st, n);
+    ReportBuild(st, n, faults);
   });
   add("rocksdb", [=](State& st) {
     const BuildKeys& keys = GetBuildKeys(n);
     const rocksdb_builtin::Policy policy(c);
+    const FaultCounter faults;
     for (auto _ : st) {
       std::unique_ptr<rocksdb::FilterBitsBuilder> builder = policy.NewBuilder();
       for (std::string_view k : keys.views)
@@ -106,7 +132,7 @@ void RegisterBuilds(Registrar& r, size_t n, bool slow) {
       const rocksdb::Slice filter = builder->Finish(&buf);
       benchmark::DoNotOptimize(filter.data());
     }
-    ReportBuild(st, n);
+    ReportBuild(st, n, faults);
   });
   add("leveldb", [=](State& st) {
     const BuildKeys& keys = GetBuildKeys(n);
@@ -116,12 +142,13 @@ void RegisterBuilds(Registrar& r, size_t n, bool slow) {
     slices.reserve(n);
     for (std::string_view k : keys.views)
       slices.emplace_back(k.data(), k.size());
+    const FaultCounter faults;
     for (auto _ : st) {
       std::string filter;
       policy->CreateFilter(slices.data(), static_cast<int>(n), &filter);
       benchmark::DoNotOptimize(filter.data());
     }
-    ReportBuild(st, n);
+    ReportBuild(st, n, faults);
   });
   // Parquet and the standard filter are sized from n up front (Parquet's
   // writers know the row count); keys are hashed and inserted in chunks.
@@ -130,6 +157,7 @@ void RegisterBuilds(Registrar& r, size_t n, bool slow) {
     const uint64_t blocks = std::max<uint64_t>(
         1, static_cast<uint64_t>(std::ceil(static_cast<double>(n) * c / 256)));
     const parquet::Kernels* kernels = parquet::ActiveKernels();
+    const FaultCounter faults;
     for (auto _ : st) {
       std::unique_ptr<uint8_t[]> bits(
           new uint8_t[blocks * parquet::kBlockBytes]());
@@ -142,11 +170,12 @@ void RegisterBuilds(Registrar& r, size_t n, bool slow) {
       }
       benchmark::DoNotOptimize(bits.get());
     }
-    ReportBuild(st, n);
+    ReportBuild(st, n, faults);
   });
   add("standard", [=](State& st) {
     const BuildKeys& keys = GetBuildKeys(n);
     const uint64_t num_bits = static_cast<uint64_t>(static_cast<double>(n) * c);
+    const FaultCounter faults;
     for (auto _ : st) {
       std::unique_ptr<uint64_t[]> words(new uint64_t[(num_bits + 63) / 64]());
       const standard::FilterRef f = {words.get(), num_bits,
@@ -159,17 +188,18 @@ void RegisterBuilds(Registrar& r, size_t n, bool slow) {
       }
       benchmark::DoNotOptimize(words.get());
     }
-    ReportBuild(st, n);
+    ReportBuild(st, n, faults);
   });
   add("absl_set", [=](State& st) {
     const BuildKeys& keys = GetBuildKeys(n);
+    const FaultCounter faults;
     for (auto _ : st) {
       absl::flat_hash_set<uint64_t> set;
       set.reserve(n);
       for (std::string_view k : keys.views) set.insert(Xxh3(k));
       benchmark::DoNotOptimize(set.size());
     }
-    ReportBuild(st, n);
+    ReportBuild(st, n, faults);
   });
 }
 
