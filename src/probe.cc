@@ -76,6 +76,29 @@ HWY_INLINE KeyBits MakeKeyBits(uint32_t lo, const uint16_t* lane_sets) {
   return {_mm512_sllv_epi32(ones, bit_number), lanes};
 }
 
+// MakeKeyBits for a single probe, in zmm16-31: with no upper half of
+// zmm0-15 dirty, the kernel needs no vzeroupper before it returns (GCC and
+// clang skip it then): 19 instructions instead of 20. Not in the batch
+// loops, where the pinning stops the compiler from hoisting the 1s out of
+// the loop. Where the registers end up is a matter of speed, never of the
+// answer.
+HWY_INLINE KeyBits MakeKeyBitsForOneProbe(uint32_t lo,
+                                          const uint16_t* lane_sets) {
+  __mmask16 lanes;
+  asm("kmovw %1, %0" : "=k"(lanes) : "m"(lane_sets[LaneSetIndex(lo)]));
+  register __m512i bit_number asm("zmm16") = _mm512_srli_epi32(
+      _mm512_mullo_epi32(_mm512_set1_epi32(static_cast<int>(lo)),
+                         _mm512_load_si512(kLaneSalt)),
+      27);
+  asm("" : "+v"(bit_number));
+  register __m512i ones asm("zmm17");
+  asm("vpbroadcastd %1, %0" : "=v"(ones) : "m"(kOne));
+  register __m512i bits asm("zmm16") = _mm512_sllv_epi32(ones, bit_number);
+  asm("" : "+v"(bits));
+  return {bits, lanes};
+}
+#define BLOCKBLOOM_ONE_PROBE_KEY_BITS MakeKeyBitsForOneProbe
+
 HWY_INLINE bool AnyMissing(const uint8_t* block, const KeyBits& key) {
   // Lanes of the set where block & bits == 0.
   return _mm512_mask_testn_epi32_mask(key.lanes, key.bits,
@@ -235,6 +258,15 @@ HWY_INLINE bool ProbeBlock(const uint8_t* block, uint32_t lo,
   return !AnyMissing(block, MakeKeyBits(lo, lane_sets));
 }
 
+// The key bits of ProbeHash and ProbeKey (one key per call).
+HWY_INLINE KeyBits MakeKeyBitsForOne(uint32_t lo, const uint16_t* lane_sets) {
+#ifdef BLOCKBLOOM_ONE_PROBE_KEY_BITS
+  return BLOCKBLOOM_ONE_PROBE_KEY_BITS(lo, lane_sets);
+#else
+  return MakeKeyBits(lo, lane_sets);
+#endif
+}
+
 HWY_INLINE void InsertBlock(uint8_t* block, uint32_t lo,
                             const uint16_t* lane_sets) {
   SetBits(block, MakeKeyBits(lo, lane_sets));
@@ -254,7 +286,11 @@ HWY_INLINE const uint8_t* BlockOf(const FilterRef& f, uint64_t hash) {
 }
 
 bool ProbeHash(const FilterRef& f, uint64_t hash) {
-  return ProbeBlock(BlockOf(f, hash), static_cast<uint32_t>(hash), f.lane_sets);
+  // The key's bits first: the low word is then used before the hash is
+  // shifted for the block (one register copy fewer on x86).
+  const KeyBits key =
+      MakeKeyBitsForOne(static_cast<uint32_t>(hash), f.lane_sets);
+  return !AnyMissing(BlockOf(f, hash), key);
 }
 
 bool ProbeKey(const FilterRef& f, std::string_view key) {
@@ -375,6 +411,8 @@ const Kernels kKernels = {
     &InsertBatch, &AddOne,   &AddBatch,    hwy::TargetName(HWY_TARGET)};
 
 const Kernels* GetKernels() { return &kKernels; }
+
+#undef BLOCKBLOOM_ONE_PROBE_KEY_BITS
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)
 }  // namespace HWY_NAMESPACE
