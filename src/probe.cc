@@ -343,8 +343,13 @@ HWY_INLINE void ForEachPrefetchedBlock(Byte* bits, uint64_t num_blocks,
       fn(i, blocks[i % kAhead], static_cast<uint32_t>(source(i)));
     }
   };
+  // The loops are unrolled by 2: their counter, compare and branch are a
+  // tenth of a key's instructions (callgrind, AVX2: 46.7 -> 42.8 per key in
+  // batches of 32; 4x unrolling gains 0.4 more).
   if (n <= kAhead) {  // one group; slot i is i (no ring arithmetic)
+#pragma GCC unroll 2
     for (size_t i = 0; i < n; ++i) fetch(i);
+#pragma GCC unroll 2
     for (size_t i = 0; i < n; ++i) {
       if constexpr (Source::kKeep) {
         fn(i, blocks[i], kept[i]);
@@ -354,8 +359,10 @@ HWY_INLINE void ForEachPrefetchedBlock(Byte* bits, uint64_t num_blocks,
     }
     return;
   }
+#pragma GCC unroll 2
   for (size_t i = 0; i < kAhead; ++i) fetch(i);
   size_t i = 0;
+#pragma GCC unroll 2
   for (; i + kAhead < n; ++i) {
     // Test key i first: fetch(i + kAhead) reuses its slot.
     test(i);
