@@ -46,8 +46,9 @@ __attribute__((target("avx512f"))) inline bool ReadLine64(const uint8_t* line) {
 // pipelined as blockbloom's (src/probe.cc, ForEachPrefetchedBlock): line i
 // is prefetched 32 keys before it is read, so a batch of up to 32 is one
 // group (prefetch all, then read all) and longer batches read one group
-// while the next is in flight. The same pipeline as the filter, so that the
-// ratio to the floor measures the filter's work, not a different schedule.
+// while the next is in flight. The same pipeline as the filter (unrolled by
+// 2 as well), so that the ratio to the floor measures the filter's work, not
+// a different schedule.
 #define BLOCKBLOOM_FLOOR_KERNELS(NAME, TARGET, READ)                           \
   TARGET bool NAME##Single(const uint8_t* bits, uint64_t blocks, uint64_t h) { \
     return READ(LineOf(bits, blocks, h));                                      \
@@ -61,10 +62,16 @@ __attribute__((target("avx512f"))) inline bool ReadLine64(const uint8_t* line) {
       _mm_prefetch(reinterpret_cast<const char*>(lines[i % kAhead]),           \
                    _MM_HINT_T0);                                               \
     };                                                                         \
-    const size_t warm = std::min(n, kAhead);                                   \
-    for (size_t i = 0; i < warm; ++i) fetch(i);                                \
+    if (n <= kAhead) {                                                         \
+      _Pragma("GCC unroll 2") for (size_t i = 0; i < n; ++i) fetch(i);         \
+      _Pragma("GCC unroll 2") for (size_t i = 0; i < n; ++i) {                 \
+        results[i] = READ(lines[i]);                                           \
+      }                                                                        \
+      return;                                                                  \
+    }                                                                          \
+    _Pragma("GCC unroll 2") for (size_t i = 0; i < kAhead; ++i) fetch(i);      \
     size_t i = 0;                                                              \
-    for (; i + kAhead < n; ++i) {                                              \
+    _Pragma("GCC unroll 2") for (; i + kAhead < n; ++i) {                      \
       results[i] = READ(lines[i % kAhead]);                                    \
       fetch(i + kAhead);                                                       \
     }                                                                          \
