@@ -88,6 +88,7 @@ class Cell:
         self.ns = []
         self.fpr = []
         self.huge = []
+        self.faults = []
 
     @property
     def median(self):
@@ -123,6 +124,8 @@ def load(path):
         if m:
             key = (m["filter"], int(m["keys"]))
             builds[key].ns.append(b["ns/key"] * 1e9)
+            if "faults" in b:
+                builds[key].faults.append(b["faults"])
     return data["context"], probes, builds
 
 
@@ -231,7 +234,10 @@ def build_table(builds):
                 continue
             bb = builds.get(("blockbloom", n))
             r = f", {c.median / bb.median:.2f}x" if bb and f != "blockbloom" else ""
-            cells.append(f"**{fmt(c.median)}** ({fmt(c.lo)} - {fmt(c.hi)}){r}")
+            faults = (f", {statistics.median(c.faults):,.0f} faults"
+                      if c.faults else "")
+            cells.append(f"**{fmt(c.median)}** ({fmt(c.lo)} - {fmt(c.hi)}){r}"
+                         f"{faults}")
         rows.append(f"| {label} | " + " | ".join(cells) + " |")
     return head + "\n".join(rows) + "\n"
 
@@ -494,6 +500,8 @@ def main():
     ap.add_argument("--reps", default="?")
     ap.add_argument("--command", default="bench/run")
     ap.add_argument("--elapsed", default="?")
+    ap.add_argument("--instructions",
+                    help="bench/instructions output (markdown) to include")
     args = ap.parse_args()
 
     ctx, probes, builds = load(args.json)
@@ -580,8 +588,13 @@ def main():
                          "blockbloom is faster) and to the memory floor "
                          "(fl).\n")
             parts.append(t)
+    if args.instructions:
+        with open(args.instructions) as f:
+            counted = f.read().strip()
+        parts.append("### Instructions per probe (bench/instructions)\n")
+        parts.append(counted + "\n")
     parts.append("### Builds (ns per key, median and min - max; "
-                 "ratio: time / blockbloom's)\n")
+                 "ratio: time / blockbloom's; page faults per build)\n")
     parts.append(build_table(builds))
     parts.append("### False-positive rates (fpr_sweep: 1M keys, 8M absent "
                  "probes per point)\n")
