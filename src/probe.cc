@@ -24,15 +24,18 @@ namespace blockbloom::internal {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Where the instructions of a probe go (AVX-512, counted in the
-// disassembly; docs/BENCHMARKS.md): the block address (shift, multiply,
-// shift, scale, add: 5), the lane set (selector multiply, x240 reduction,
-// 2-byte table load: 4), the 16 lanes' bit numbers (broadcast, multiply,
-// shift: 3), the masks (variable shift of 1: 1-2) and the test (1 + flags).
-// Highway's portable ops spend more on the lane set: broadcast, AND with the
-// lane bits, compare to zero, masked shift; the targets below that have a
-// cheaper way to say it do so with intrinsics, and every target is checked
-// bit for bit against ReferenceMayContain (tests/core/simd_test.cc).
+// Where the 19 instructions of a single probe go on AVX-512 (ProbeHash,
+// counted in the disassembly by bench/instructions; Parquet's split block
+// probe takes 17): the block address (shift, multiply, shift, scale, add:
+// 5), the lane set (selector multiply, x240 reduction, shift, the table
+// row's pointer, 2-byte load into a mask register: 5), the 16 lanes' bit
+// numbers (broadcast, multiply, shift: 3), the bits (broadcast 1s, variable
+// shift: 2), the test (vptestnmd, kortestw, sete: 3) and the return.
+// Highway's portable ops spend more on the lane set (broadcast, AND with the
+// lane bits, compare, masked shift: 30 instructions in all); the targets
+// below that have a cheaper way to say it do so with intrinsics, and every
+// target is checked bit for bit against ReferenceMayContain
+// (tests/core/simd_test.cc).
 
 // Selector(lo): which lane set the key uses. The same value; on x86 the
 // multiply by kLaneSets is one imul, where the compiler's shift-and-subtract
