@@ -8,6 +8,8 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <new>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -17,6 +19,7 @@
 #include "bench/filter_bench/benchmarks.h"
 #include "bench/filter_bench/harness.h"
 #include "bench/filter_bench/members.h"
+#include "bench/page_buffer.h"
 #include "bench/parquet_sbbf.h"
 #include "bench/rocksdb_bloom.h"
 #include "bench/standard_bloom.h"
@@ -29,18 +32,26 @@ namespace blockbloom::bench {
 namespace {
 
 // n keys of 16 bytes (a counter and a fixed tail), contiguous, with views.
+// Both on 2 MiB pages: they are the builders' input, the same for all, and
+// 430 MB of it on 4 KiB pages (13.4M keys) made every builder's time
+// erratic in this VM (docs/BENCHMARKS.md, "Noise").
 struct BuildKeys {
-  explicit BuildKeys(size_t n) : storage(n * 16, 'b') {
-    views.reserve(n);
+  explicit BuildKeys(size_t n)
+      : storage(n * 16, Pages::kHuge),
+        view_storage(n * sizeof(std::string_view), Pages::kHuge),
+        views(reinterpret_cast<std::string_view*>(view_storage.data()), n) {
     uint64_t state = 0xb111dULL;
+    char* keys = reinterpret_cast<char*>(storage.data());
     for (size_t i = 0; i < n; ++i) {
       const uint64_t v = SplitMix64(state);
-      std::memcpy(storage.data() + 16 * i, &v, 8);
-      views.emplace_back(storage.data() + 16 * i, 16);
+      std::memcpy(keys + 16 * i, &v, 8);
+      std::memset(keys + 16 * i + 8, 'b', 8);
+      new (&views[i]) std::string_view(keys + 16 * i, 16);
     }
   }
-  std::string storage;
-  std::vector<std::string_view> views;
+  PageBuffer storage;
+  PageBuffer view_storage;
+  std::span<std::string_view> views;
 };
 
 const BuildKeys& GetBuildKeys(size_t n) {

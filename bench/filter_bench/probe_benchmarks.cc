@@ -53,7 +53,7 @@ void RegisterHashProbes(Registrar& r, double c, size_t bytes) {
       r.Add(ProbeName("blockbloom_avx2", op, in, c, bytes), [=](State& st) {
         Suite& s = GetSuite(c, bytes);
         const Filter& f = *s.BlockbloomAvx2();
-        const double huge = s.Blockbloom4kHugePercent();
+        const double huge = s.BlockbloomHugePercent();
         if (single)
           return SingleHash(st, huge,
                             [&](uint64_t h) { return f.MayContainHash(h); });
@@ -73,6 +73,17 @@ void RegisterHashProbes(Registrar& r, double c, size_t bytes) {
         f.MayMatchHashes(h, n, out);
       });
     });
+    r.Add(ProbeName("fastlocal_avx2_2m", op, in, c, bytes), [=](State& st) {
+      Suite& s = GetSuite(c, bytes);
+      const fastlocal::Reader& f = s.FastLocal2m();
+      const double huge = s.FastLocal2mHugePercent();
+      if (single)
+        return SingleHash(st, huge,
+                          [&](uint64_t h) { return f.MayMatchHash(h); });
+      BatchHash(st, batch, huge, [&](const uint64_t* h, size_t n, bool* out) {
+        f.MayMatchHashes(h, n, out);
+      });
+    });
     if (single) {  // RocksDB's reader has no batch probe by hash
       r.Add(ProbeName("rocksdb", op, in, c, bytes), [=](State& st) {
         Suite& s = GetSuite(c, bytes);
@@ -85,6 +96,19 @@ void RegisterHashProbes(Registrar& r, double c, size_t bytes) {
       Suite& s = GetSuite(c, bytes);
       const Suite::ParquetRef f = s.Parquet();
       const double huge = s.ParquetHugePercent();
+      if (single) {
+        return SingleHash(st, huge, [&](uint64_t h) {
+          return f.kernels->probe(f.bits, f.num_blocks, h);
+        });
+      }
+      BatchHash(st, batch, huge, [&](const uint64_t* h, size_t n, bool* out) {
+        f.kernels->probe_batch(f.bits, f.num_blocks, h, n, out);
+      });
+    });
+    r.Add(ProbeName("parquet_2m", op, in, c, bytes), [=](State& st) {
+      Suite& s = GetSuite(c, bytes);
+      const Suite::ParquetRef f = s.Parquet2m();
+      const double huge = s.Parquet2mHugePercent();
       if (single) {
         return SingleHash(st, huge, [&](uint64_t h) {
           return f.kernels->probe(f.bits, f.num_blocks, h);

@@ -46,7 +46,7 @@ const Filter& Suite::Blockbloom4k() {
 const Filter* Suite::BlockbloomAvx2() {
   if (blockbloom_avx2_ == nullptr) {
     if ((hwy::SupportedTargets() & HWY_AVX2) == 0) return nullptr;
-    const Filter& f = Blockbloom4k();
+    const Filter& f = Blockbloom();
     // A Filter keeps the kernels chosen when it is made: force the target
     // for the Wrap, then restore the normal choice.
     hwy::SetSupportedTargetsForTest(HWY_AVX2);
@@ -84,6 +84,20 @@ const fastlocal::Reader& Suite::FastLocal() {
   return *fastlocal_;
 }
 
+const fastlocal::Reader& Suite::FastLocal2m() {
+  if (fastlocal_2m_ == nullptr) {
+    FastLocal();
+    const auto start = std::chrono::steady_clock::now();
+    fastlocal_2m_bytes_ = PageBuffer(fastlocal_size_, Pages::kHuge);
+    std::memcpy(fastlocal_2m_bytes_.data(), fastlocal_bytes_.data(),
+                fastlocal_size_);
+    fastlocal_2m_ = std::make_unique<fastlocal::Reader>(
+        fastlocal_2m_bytes_.data(), fastlocal_size_);
+    Log("fastlocal 2 MiB-page copy", start);
+  }
+  return *fastlocal_2m_;
+}
+
 rocksdb::BuiltinFilterBitsReader& Suite::RocksDb() {
   if (rocksdb_ == nullptr) {
     FastLocal();
@@ -106,6 +120,17 @@ Suite::ParquetRef Suite::Parquet() {
     Log("parquet", start);
   }
   return {parquet_.data(), parquet_blocks_, parquet::ActiveKernels()};
+}
+
+Suite::ParquetRef Suite::Parquet2m() {
+  if (parquet_2m_.data() == nullptr) {
+    Parquet();
+    const auto start = std::chrono::steady_clock::now();
+    parquet_2m_ = PageBuffer(bytes_, Pages::kHuge);
+    std::memcpy(parquet_2m_.data(), parquet_.data(), bytes_);
+    Log("parquet 2 MiB-page copy", start);
+  }
+  return {parquet_2m_.data(), parquet_blocks_, parquet::ActiveKernels()};
 }
 
 const standard::FilterRef& Suite::Standard() {
@@ -179,6 +204,16 @@ double Suite::FastLocalHugePercent() {
 double Suite::ParquetHugePercent() {
   Parquet();
   return Huge(parquet_.data(), bytes_);
+}
+
+double Suite::Parquet2mHugePercent() {
+  Parquet2m();
+  return Huge(parquet_2m_.data(), bytes_);
+}
+
+double Suite::FastLocal2mHugePercent() {
+  FastLocal2m();
+  return Huge(fastlocal_2m_bytes_.data(), fastlocal_size_);
 }
 
 double Suite::StandardHugePercent() {
