@@ -6,9 +6,11 @@
 #include <cstdlib>
 #include <utility>
 
+#include "absl/base/attributes.h"
 #include "absl/strings/str_cat.h"
 #include "src/aligned_buffer.h"
 #include "src/fingerprint_set.h"
+#include "src/hash_chunks.h"
 #include "src/hash_inl.h"
 #include "src/layout.h"
 #include "src/packed.h"
@@ -152,8 +154,33 @@ double Filter::EstimatedFpRate() const {
 
 FilterBuilder::FilterBuilder(const FilterOptions& options)
     : options_(options) {}
-FilterBuilder::FilterBuilder(FilterBuilder&&) noexcept = default;
-FilterBuilder& FilterBuilder::operator=(FilterBuilder&&) noexcept = default;
+
+// The cursor points into memory the moved-to builder now owns: the source
+// must not keep it.
+FilterBuilder::FilterBuilder(FilterBuilder&& other) noexcept
+    : options_(other.options_),
+      next_(std::exchange(other.next_, nullptr)),
+      end_(std::exchange(other.end_, nullptr)),
+      hashes_(std::move(other.hashes_)),
+      fixed_bits_(std::move(other.fixed_bits_)),
+      pending_(std::move(other.pending_)),
+      num_keys_(std::exchange(other.num_keys_, 0)),
+      last_hash_(other.last_hash_) {}
+
+FilterBuilder& FilterBuilder::operator=(FilterBuilder&& other) noexcept {
+  if (this != &other) {
+    options_ = other.options_;
+    next_ = std::exchange(other.next_, nullptr);
+    end_ = std::exchange(other.end_, nullptr);
+    hashes_ = std::move(other.hashes_);
+    fixed_bits_ = std::move(other.fixed_bits_);
+    pending_ = std::move(other.pending_);
+    num_keys_ = std::exchange(other.num_keys_, 0);
+    last_hash_ = other.last_hash_;
+  }
+  return *this;
+}
+
 FilterBuilder::~FilterBuilder() = default;
 
 absl::StatusOr<FilterBuilder> FilterBuilder::Create(
@@ -190,23 +217,47 @@ absl::StatusOr<FilterBuilder> FilterBuilder::Create(
   return builder;
 }
 
-void FilterBuilder::Add(std::string_view key) {
-  AddHash(internal::Hash64(key, options_.seed));
+namespace {
+
+// Keys longer than 16 bytes are hashed out of line: XXH3's code for them
+// needs six callee-saved registers, and saving and restoring them in Add()
+// cost more than hashing a 16-byte key.
+ABSL_ATTRIBUTE_NOINLINE uint64_t HashLongKey(std::string_view key,
+                                             uint64_t seed) {
+  return internal::Hash64(key, seed);
 }
 
-void FilterBuilder::AddHash(uint64_t hash) {
-  if (num_keys_ > 0 && hash == last_hash_) return;
-  last_hash_ = hash;
-  ++num_keys_;
+}  // namespace
+
+void FilterBuilder::Add(std::string_view key) {
+  AddHash(key.size() <= 16 ? internal::Hash64(key, options_.seed)
+                           : HashLongKey(key, options_.seed));
+}
+
+void FilterBuilder::MakeRoom() {
   if (fixed_bits_ != nullptr) {
-    const internal::FilterRef ref = {
-        fixed_bits_->data(), options_.shape.num_blocks,
-        internal::LaneSetsFor(options_.shape.num_probes), options_.seed,
-        static_cast<uint32_t>(options_.shape.lane_bits)};
-    internal::ReferenceInsert(ref, fixed_bits_->data(), hash);
-  } else {
-    hashes_.push_back(hash);
+    if (pending_ == nullptr) {
+      pending_.reset(new uint64_t[kPendingHashes]);
+    } else {
+      InsertPending(next_);
+    }
+    next_ = pending_.get();
+    end_ = next_ + kPendingHashes;
+    return;
   }
+  if (hashes_ == nullptr) hashes_ = std::make_unique<internal::HashChunks>();
+  next_ = hashes_->NewChunk(&end_);
+}
+
+// Inserts [pending_, end) into the fixed-shape filter.
+void FilterBuilder::InsertPending(const uint64_t* end) {
+  const internal::FilterRef ref = {
+      fixed_bits_->data(), options_.shape.num_blocks,
+      internal::LaneSetsFor(options_.shape.num_probes), options_.seed,
+      static_cast<uint32_t>(options_.shape.lane_bits)};
+  internal::KernelsFor(ref.lane_bits)
+      ->insert(ref, fixed_bits_->data(), pending_.get(),
+               static_cast<size_t>(end - pending_.get()));
 }
 
 absl::StatusOr<FilterShape> FilterBuilder::ShapeForKeys(
@@ -228,21 +279,37 @@ absl::StatusOr<FilterShape> FilterBuilder::ShapeForKeys(
 absl::StatusOr<Filter> FilterBuilder::Finish() {
   const uint64_t num_keys = num_keys_;
   num_keys_ = 0;
+  const uint64_t* const last_end = next_;
+  next_ = end_ = nullptr;
   if (fixed_bits_ != nullptr) {
-    // Keys went straight in. A later round (rare) buffers hashes instead, so
-    // that no second filter's worth of memory is held before it is needed.
+    // Keys went straight in, in batches. A later round (rare) keeps hashes
+    // instead, so that no second filter's worth of memory is held before it
+    // is needed.
+    if (pending_ != nullptr) {
+      InsertPending(last_end);
+      pending_.reset();
+    }
     std::unique_ptr<internal::AlignedBuffer> bits = std::move(fixed_bits_);
     const uint8_t* data = bits->data();
     return Filter(std::move(bits), data, options_.shape, options_.seed,
                   num_keys, internal::KernelsFor(options_.shape.lane_bits));
   }
-  std::vector<uint64_t> hashes = std::move(hashes_);
-  hashes_ = {};
+  std::unique_ptr<internal::HashChunks> hashes = std::move(hashes_);
   if (options_.packed) {
+    // A packed filter sorts its hashes (the fingerprint set) or inserts
+    // them in any order: one array. (Packed filters are LevelDB's per-block
+    // ones, a few hundred keys at most in practice.)
+    std::vector<uint64_t> all;
+    all.reserve(num_keys);
+    if (hashes != nullptr) {
+      hashes->Drain(last_end, [&](const uint64_t* h, size_t n) {
+        all.insert(all.end(), h, h + n);
+      });
+    }
     const uint64_t payload_bytes =
         internal::PackedBlockBytes(num_keys, options_.bits_per_key) -
         internal::kPackedTrailerBytes;
-    return internal::BuildPackedFilter(&hashes, payload_bytes, options_.seed,
+    return internal::BuildPackedFilter(&all, payload_bytes, options_.seed,
                                        DefaultProbes(options_.bits_per_key));
   }
   absl::StatusOr<FilterShape> shape = ShapeForKeys(num_keys);
@@ -256,7 +323,13 @@ absl::StatusOr<Filter> FilterBuilder::Finish() {
   const internal::FilterRef ref = {
       data, shape->num_blocks, internal::LaneSetsFor(shape->num_probes),
       options_.seed, static_cast<uint32_t>(shape->lane_bits)};
-  kernels->insert(ref, data, hashes.data(), hashes.size());
+  if (hashes != nullptr) {
+    // Each chunk is freed once inserted: the filter's pages, touched as they
+    // are filled, can reuse the hashes' memory.
+    hashes->Drain(last_end, [&](const uint64_t* h, size_t n) {
+      kernels->insert(ref, data, h, n);
+    });
+  }
   return Filter(*std::move(bits), data, *shape, options_.seed, num_keys,
                 kernels);
 }

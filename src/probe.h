@@ -17,14 +17,16 @@ namespace blockbloom::internal {
 struct Kernels {
   bool (*probe_hash)(const FilterRef& f, uint64_t hash);
   bool (*probe_key)(const FilterRef& f, std::string_view key);
-  // Batches: compute every block address first and prefetch it, then test, so
-  // the cache misses of up to kBatchChunk keys overlap instead of queueing.
+  // Batches: each key's block is prefetched kBatchChunk keys before it is
+  // tested, so the cache misses of up to kBatchChunk keys overlap instead of
+  // queueing, and a long batch tests one group of kBatchChunk keys while the
+  // next group's blocks are in flight.
   void (*probe_hashes)(const FilterRef& f, const uint64_t* hashes, size_t n,
                        bool* results);
   void (*probe_keys)(const FilterRef& f, const std::string_view* keys, size_t n,
                      bool* results);
   // Sets the bits of n hashes in `bits` (a filter of f's geometry),
-  // prefetching blocks ahead like the batch probe.
+  // prefetching blocks ahead like the batch probe (the same pipeline).
   void (*insert)(const FilterRef& f, uint8_t* bits, const uint64_t* hashes,
                  size_t n);
   // Inserts one hash and returns whether any of its bits was clear

@@ -27,7 +27,6 @@
 #include <cstdint>
 #include <memory>
 #include <string_view>
-#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -39,6 +38,7 @@ namespace blockbloom {
 
 namespace internal {
 class AlignedBuffer;
+class HashChunks;
 struct Kernels;
 struct FilterAccess;
 }  // namespace internal
@@ -86,10 +86,11 @@ class Filter {
   bool MayContainHash(uint64_t hash) const { return probe_hash_(ref_, hash); }
 
   // Batch probes: results[i] = MayContain(keys[i]). Faster than a loop for
-  // more than a few keys when the filter is larger than the cache: all block
-  // addresses of a group of 32 keys are computed and prefetched before any is
-  // tested, so their cache misses overlap. `results.size()` must equal the
-  // number of keys (checked; a mismatch aborts).
+  // more than a few keys when the filter is larger than the cache: each
+  // key's block is prefetched 32 keys before it is tested, so the cache
+  // misses of 32 keys overlap and, in a longer batch, the next 32 are in
+  // flight while these are tested. `results.size()` must equal the number of
+  // keys (checked; a mismatch aborts).
   void MayContainBatch(absl::Span<const std::string_view> keys,
                        absl::Span<bool> results) const;
   void MayContainHashBatch(absl::Span<const uint64_t> hashes,
@@ -198,10 +199,16 @@ struct FilterOptions {
 // Collects keys, then builds an immutable Filter. The number of keys need
 // not be known in advance.
 //
-// Memory during construction: 8 bytes per key added (its 64-bit hash), up to
-// 16 bytes per key transiently while the hash vector grows, plus the filter
-// itself when Finish() runs (bits_per_key / 8 bytes per key). With a fixed
-// `shape`, keys go straight into the filter and no hashes are kept.
+// Memory during construction, sized at Finish() (bits_per_key or fp_rate):
+// 8 bytes per key added (its 64-bit hash), kept in chunks that are written
+// once and never copied (2 MiB each from 262,144 keys on, on huge pages where
+// the kernel grants them), plus at most one chunk not yet full (under 2 MiB).
+// Finish() then allocates the filter (bits_per_key / 8 bytes per key) and
+// frees each chunk as soon as its hashes are in the filter: the peak is
+// 8 + bits_per_key / 8 bytes per key (9.25 at 10 bits/key), reached at the
+// start of Finish(). With a fixed `shape` no hashes are kept: keys go into
+// the filter in batches of 1024 (an 8 KiB buffer), so the memory is the
+// filter's, allocated by Create().
 //
 // Adjacent duplicate keys (as storage engines produce) are counted once.
 // Not thread-safe: one thread adds at a time.
@@ -218,7 +225,13 @@ class FilterBuilder {
   void Add(std::string_view key);
   // Adds HashKey(key, seed) directly, e.g. a hash already computed for
   // another filter with the same seed.
-  void AddHash(uint64_t hash);
+  void AddHash(uint64_t hash) {
+    if (num_keys_ > 0 && hash == last_hash_) return;
+    last_hash_ = hash;
+    ++num_keys_;
+    if (next_ == end_) MakeRoom();
+    *next_++ = hash;
+  }
 
   // Distinct keys added so far.
   uint64_t num_keys() const { return num_keys_; }
@@ -229,12 +242,27 @@ class FilterBuilder {
   absl::StatusOr<Filter> Finish();
 
  private:
+  // With a fixed shape, hashes wait in pending_ and go into the filter this
+  // many at a time, through the SIMD batch insert (prefetched, pipelined).
+  static constexpr size_t kPendingHashes = 1024;
+
   explicit FilterBuilder(const FilterOptions& options);
   absl::StatusOr<FilterShape> ShapeForKeys(uint64_t num_keys) const;
+  // Called when [next_, end_) is full (or was never set): a new hash chunk,
+  // or the pending batch inserted into the fixed-shape filter and emptied.
+  void MakeRoom();
+  void InsertPending(const uint64_t* end);
 
   FilterOptions options_;
-  std::vector<uint64_t> hashes_;  // when the shape is not fixed
-  std::unique_ptr<internal::AlignedBuffer> fixed_bits_;  // when it is
+  // Where the next hash goes and the end of that space: the last hash chunk
+  // (filter sized at Finish) or the pending batch (fixed shape).
+  uint64_t* next_ = nullptr;
+  uint64_t* end_ = nullptr;
+  // When the shape is not fixed: every hash, until Finish() sizes the filter.
+  std::unique_ptr<internal::HashChunks> hashes_;
+  // When it is: the filter, and the batch of hashes not yet inserted.
+  std::unique_ptr<internal::AlignedBuffer> fixed_bits_;
+  std::unique_ptr<uint64_t[]> pending_;
   uint64_t num_keys_ = 0;
   uint64_t last_hash_ = 0;
 };

@@ -2,6 +2,7 @@
 // adversarial key sets, options, wrapping caller-owned bits, batch APIs.
 #include "blockbloom/filter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -12,9 +13,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "blockbloom/hash.h"
+#include "blockbloom/sizing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "src/hash_chunks.h"
 #include "src/hash_inl.h"
+#include "src/layout.h"
 
 namespace blockbloom {
 namespace {
@@ -168,6 +172,106 @@ TEST(FilterTest, SameKeysGiveTheSameBitsWhateverTheBuildPath) {
   ASSERT_EQ(sized.bits().size(), direct.bits().size());
   EXPECT_EQ(0, std::memcmp(sized.bits().data(), direct.bits().data(),
                            sized.bits().size()));
+}
+
+// Both build paths (hashes kept in chunks and inserted at Finish; a fixed
+// shape inserting in batches as keys arrive) set exactly the bits the scalar
+// reference sets, at counts around the chunk and batch boundaries.
+TEST(FilterTest, BuildersSetExactlyTheReferenceBits) {
+  std::mt19937_64 rng(17);
+  std::vector<uint64_t> hashes(350000);  // past the first 2 MiB chunk
+  for (uint64_t& h : hashes) h = rng();
+  for (size_t n : {size_t{0}, size_t{1}, size_t{255}, size_t{256}, size_t{257},
+                   size_t{1023}, size_t{1024}, size_t{1025}, size_t{1281},
+                   size_t{87296}, size_t{87297}, hashes.size()}) {
+    for (const bool fixed : {false, true}) {
+      // Small filters are one block of narrow lanes (the scalar kernels);
+      // compact_small_filters = false keeps them on 32-bit lanes.
+      for (const bool compact : {false, true}) {
+        FilterOptions options;
+        options.compact_small_filters = compact;
+        if (fixed) options.shape = *ShapeForBitsPerKey(n + 1, 10, compact);
+        FilterBuilder builder = *FilterBuilder::Create(options);
+        for (size_t i = 0; i < n; ++i) builder.AddHash(hashes[i]);
+        const Filter filter = *builder.Finish();
+        ASSERT_EQ(filter.num_keys(), n);
+        const FilterShape shape = filter.shape();
+        std::vector<uint8_t> want(shape.size_bytes());
+        const internal::FilterRef ref = {
+            want.data(), shape.num_blocks,
+            internal::LaneSetsFor(std::max(shape.num_probes, 1)), 0,
+            static_cast<uint32_t>(shape.lane_bits)};
+        for (size_t i = 0; i < n; ++i) {
+          internal::ReferenceInsert(ref, want.data(), hashes[i]);
+        }
+        ASSERT_EQ(0,
+                  std::memcmp(filter.bits().data(), want.data(), want.size()))
+            << "n " << n << (fixed ? " fixed shape" : " sized at Finish")
+            << " lane bits " << shape.lane_bits;
+      }
+    }
+  }
+}
+
+// A builder keeps a cursor into its hash storage: moving it mid-build must
+// move the keys along, and leave the source empty but usable.
+TEST(FilterTest, BuilderMovedMidwayKeepsItsKeys) {
+  std::vector<std::string> keys;
+  for (int i = 0; i < 3000; ++i) keys.push_back(absl::StrCat("m", i));
+  for (const bool fixed : {false, true}) {
+    FilterOptions options;
+    if (fixed) options.shape = *ShapeForBitsPerKey(keys.size(), 10);
+    const Filter direct = Build(keys, options);
+    FilterBuilder first = *FilterBuilder::Create(options);
+    for (size_t i = 0; i < 1500; ++i) first.Add(keys[i]);
+    FilterBuilder second = std::move(first);
+    for (size_t i = 1500; i < keys.size(); ++i) second.Add(keys[i]);
+    const Filter moved = *second.Finish();
+    EXPECT_EQ(moved.num_keys(), keys.size());
+    ASSERT_EQ(moved.bits().size(), direct.bits().size());
+    EXPECT_EQ(0, std::memcmp(moved.bits().data(), direct.bits().data(),
+                             direct.bits().size()));
+    // The moved-from builder holds nothing and still builds.
+    EXPECT_EQ(first.num_keys(), 0u);  // NOLINT(bugprone-use-after-move)
+    first.Add("after");
+    EXPECT_TRUE(first.Finish()->MayContain("after"));
+    // Move-assignment too.
+    FilterBuilder third = *FilterBuilder::Create(options);
+    third.Add("x");
+    third = std::move(second);  // second was finished: empty
+    third.Add("y");
+    const Filter assigned = *third.Finish();
+    EXPECT_EQ(assigned.num_keys(), 1u);
+    EXPECT_TRUE(assigned.MayContain("y"));
+  }
+}
+
+TEST(FilterTest, HashChunksKeepEveryHashInOrder) {
+  internal::HashChunks chunks;
+  EXPECT_TRUE(chunks.empty());
+  constexpr uint64_t kCount = 700000;  // two 2 MiB chunks and a partial one
+  uint64_t* next = nullptr;
+  uint64_t* end = nullptr;
+  std::vector<size_t> capacities;
+  for (uint64_t i = 0; i < kCount; ++i) {
+    if (next == end) {
+      next = chunks.NewChunk(&end);
+      capacities.push_back(static_cast<size_t>(end - next));
+    }
+    *next++ = i * 0x9e3779b97f4a7c15;
+  }
+  EXPECT_THAT(capacities, ::testing::ElementsAre(256, 1024, 4096, 16384, 65536,
+                                                 262144, 262144, 262144));
+  uint64_t expected = 0;
+  chunks.Drain(next, [&](const uint64_t* h, size_t n) {
+    for (size_t j = 0; j < n; ++j, ++expected) {
+      ASSERT_EQ(h[j], expected * 0x9e3779b97f4a7c15);
+    }
+  });
+  EXPECT_EQ(expected, kCount);
+  EXPECT_TRUE(chunks.empty());
+  next = chunks.NewChunk(&end);  // usable again, from the smallest chunk
+  EXPECT_EQ(end - next, 256);
 }
 
 TEST(FilterTest, AdjacentDuplicatesCountOnce) {
