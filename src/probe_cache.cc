@@ -1,5 +1,8 @@
 #include "src/probe_cache.h"
 
+#include "src/aligned_buffer.h"
+#include "src/filter_access.h"
+
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -9,28 +12,52 @@
 
 namespace blockbloom::internal {
 
-// An opened block: the filter answers from `copy`, which it was verified
-// from (or, for a block that failed, a match-all filter).
+// An opened block, reduced to what a probe needs: the kernel, its FilterRef,
+// and the memory that points into: a copy of the verified bits, or a
+// packed set's index (built from the verified bytes). Nothing refers to the
+// caller's bytes. A block that could not be read probes as "match all".
 struct ProbeCacheEntry : ProbeCacheEntryHead {
   ProbeCacheEntry(const ProbeCacheKey& k, absl::Span<const uint8_t> block,
                   const ReadOptions& options)
-      : address(block.data()),
-        copy(block.begin(), block.end()),
-        opened(OpenFilterOrMatchAll(copy, options)) {
+      : address(block.data()) {
     key = k;
-    filter = &opened;
-    probe_key = opened.probe_key_fn();
-    ref = &opened.ref();
+    ref = &filter_ref;
+    absl::StatusOr<Filter> filter = OpenFilter(block, options);
+    if (!filter.ok()) {
+      static const Filter kMatchAll = Filter::MatchAll();
+      probe_key = kMatchAll.probe_key_fn();
+      filter_ref = kMatchAll.ref();
+      return;
+    }
+    probe_key = filter->probe_key_fn();
+    filter_ref = filter->ref();
+    memory = FilterAccess::ReleaseOwned(&*filter);
+    if (filter->layout() == Layout::kSet) {
+      filter_ref.bits = nullptr;  // the caller's; the index is all it needs
+    } else if (memory == nullptr) {
+      // Opened in place: keep a copy of the bits just verified.
+      absl::StatusOr<std::unique_ptr<AlignedBuffer>> copy =
+          AlignedBuffer::Create(filter->bits().size());
+      if (!copy.ok()) {  // no memory: answer "may match", never wrongly
+        static const Filter kMatchAll = Filter::MatchAll();
+        probe_key = kMatchAll.probe_key_fn();
+        filter_ref = kMatchAll.ref();
+        return;
+      }
+      memory = *std::move(copy);
+      std::memcpy(memory->data(), filter->bits().data(), filter->bits().size());
+      filter_ref.bits = memory->data();
+    }
   }
   // What the entry costs, as charged to the budget (with the allocator's
   // overhead, roughly).
   size_t Bytes() const {
-    return sizeof(*this) + copy.capacity() + opened.owned_bytes() + 64;
+    return sizeof(*this) + (memory != nullptr ? memory->size() + 64 : 0) + 32;
   }
 
   const uint8_t* address;  // where the block was seen (picks its bucket)
-  std::vector<uint8_t> copy;
-  Filter opened;
+  FilterRef filter_ref = {};
+  std::unique_ptr<AlignedBuffer> memory;
 };
 
 namespace {
@@ -153,8 +180,15 @@ const ProbeCacheEntryHead& CachedEntrySlow(absl::Span<const uint8_t> block,
     tls_uncached = std::move(entry);
     return *tls_uncached;
   }
-  // At most one entry per bucket on average (a quarter of the slots).
-  if (kWays * (cache.count + 1) > cache.slots.size()) cache.Grow();
+  // Grow when the bucket is full (or on average one entry per bucket), if
+  // the budget has room for twice the table: otherwise filters that share
+  // a bucket would keep evicting each other, whatever the budget left.
+  const size_t table_bytes = sizeof(ProbeCacheEntryHead*) * cache.slots.size();
+  if ((cache.Bucket(block.data())[kWays - 1] != nullptr ||
+       kWays * (cache.count + 1) > cache.slots.size()) &&
+      cache.bytes + 2 * table_bytes + cost <= config.budget_bytes) {
+    cache.Grow();
+  }
   // Make room, clock-wise.
   while (cache.bytes + cost > config.budget_bytes && cache.count > 0) {
     cache.hand = (cache.hand + 1) % cache.slots.size();
@@ -170,7 +204,8 @@ const ProbeCacheEntryHead& CachedEntrySlow(absl::Span<const uint8_t> block,
 bool CachedMayContainSlow(absl::Span<const uint8_t> block,
                           const ProbeCacheConfig& config,
                           std::string_view key) {
-  return CachedEntrySlow(block, config).filter->MayContain(key);
+  const ProbeCacheEntryHead& e = CachedEntrySlow(block, config);
+  return e.probe_key(*e.ref, key);
 }
 
 ProbeCacheStats ThisThreadProbeCacheStats() {
