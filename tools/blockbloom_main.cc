@@ -60,6 +60,10 @@ int Main(int argc, char** argv) {
         FindCommand(scanned.command) != nullptr ? scanned.command : "",
         scanned.error);
   }
+  if (scanned.version) {
+    Print("blockbloom " BLOCKBLOOM_VERSION "\n");
+    return FinishOutput("");
+  }
   bool help = scanned.help;
   std::vector<char*> args;
   for (std::string& arg : scanned.args) args.push_back(arg.data());

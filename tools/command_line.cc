@@ -135,6 +135,10 @@ ScannedCommandLine ScanCommandLine(int argc, char** argv) {
       out.help = true;
       continue;
     }
+    if (arg == "--version" || arg == "-version") {
+      out.version = true;
+      continue;
+    }
     const std::string_view body =
         std::string_view(arg).substr(arg[1] == '-' ? 2 : 1);
     const size_t eq = body.find('=');

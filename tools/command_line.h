@@ -24,6 +24,8 @@ struct ScannedCommandLine {
   // The flags given, by name ("nofoo" recorded as "foo").
   std::vector<std::string> given;
   bool help = false;
+  // --version (or -version) was given: print the version and stop.
+  bool version = false;
   // The command named (the first argument that is not a flag or a flag's
   // value; the one after "help" for `blockbloom help COMMAND`), or "".
   std::string command;

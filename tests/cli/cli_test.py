@@ -998,6 +998,16 @@ class UsageTest(CliTestCase):
                 self.assertNotEqual(result.stderr, b"")
         self.assertFalse(os.path.exists(out))
 
+    def test_version(self):
+        # absl's --version is not in the flag registry the scanner reads; the
+        # packaging check runs the installed tool with it.
+        for flag in ("--version", "-version"):
+            with self.subTest(flag=flag):
+                result = self.check_run([flag])
+                self.assertRegex(result.stdout.decode(),
+                                 r"^blockbloom \S+\n$")
+                self.assertEqual(result.stderr, b"")
+
     def test_help_documents_everything(self):
         text = self.check_run(["--help"]).stdout.decode()
         for word in ("build", "info", "query", "bench", "redis",
