@@ -1,14 +1,14 @@
 #include "src/probe_cache.h"
 
-#include "src/aligned_buffer.h"
-#include "src/filter_access.h"
-
 #include <algorithm>
 #include <bit>
 #include <cstring>
 #include <memory>
 #include <utility>
 #include <vector>
+
+#include "src/aligned_buffer.h"
+#include "src/filter_access.h"
 
 namespace blockbloom::internal {
 

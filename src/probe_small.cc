@@ -210,10 +210,10 @@ void SetProbeKeys(const FilterRef& f, const std::string_view* keys, size_t n,
 }
 
 template <typename LowT>
-constexpr Kernels kSetKernels = {
-    &SetProbeHash<LowT>, &SetProbeKey<LowT>, &SetProbeHashes<LowT>,
-    &SetProbeKeys<LowT>, /*insert=*/nullptr, /*add_hash=*/nullptr,
-    /*add_hashes=*/nullptr, "set"};
+constexpr Kernels kSetKernels = {&SetProbeHash<LowT>,    &SetProbeKey<LowT>,
+                                 &SetProbeHashes<LowT>,  &SetProbeKeys<LowT>,
+                                 /*insert=*/nullptr,     /*add_hash=*/nullptr,
+                                 /*add_hashes=*/nullptr, "set"};
 
 }  // namespace
 
