@@ -1,5 +1,5 @@
 // Filter's private constructors and parts, for the library's own builders
-// and caches (src/packed.cc, src/probe_cache.cc). Not part of the API.
+// (src/packed.cc). Not part of the API.
 #ifndef BLOCKBLOOM_SRC_FILTER_ACCESS_H_
 #define BLOCKBLOOM_SRC_FILTER_ACCESS_H_
 
@@ -23,11 +23,6 @@ struct FilterAccess {
   }
   static void SetOwnsBits(Filter* filter, bool owns) {
     filter->owns_set_bits_ = owns;
-  }
-  // Takes the memory the filter owns (its bits if built or decompressed, a
-  // set's index); the filter's FilterRef keeps pointing into it.
-  static std::unique_ptr<AlignedBuffer> ReleaseOwned(Filter* filter) {
-    return std::move(filter->owned_);
   }
 };
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <new>
+#include <type_traits>
 
 namespace blockbloom::internal {
 namespace {
@@ -254,6 +255,32 @@ const SetIndex* BuildSetIndex(const uint8_t* payload, const SetParams& params,
   index->lows8 = narrow ? lows8 : nullptr;
   index->lows16 = narrow ? nullptr : lows16;
   return index;
+}
+
+size_t SetIndexBytes(const SetIndex& index) {
+  SetParams params;
+  params.low_bits = index.low_bits;
+  params.buckets = index.buckets;
+  params.count = index.base[(index.buckets + kSetGroup - 1) / kSetGroup];
+  return sizeof(SetIndex) + LayoutOf(params).total;
+}
+
+const SetIndex* CopySetIndex(const SetIndex& index, void* storage) {
+  // BuildSetIndex put the arrays right behind the SetIndex.
+  std::memcpy(storage, &index, SetIndexBytes(index));
+  auto* copy = static_cast<SetIndex*>(storage);
+  const auto move = [&](auto* p) {
+    using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
+    if (p == nullptr) return static_cast<const T*>(nullptr);
+    const ptrdiff_t at = reinterpret_cast<const uint8_t*>(p) -
+                         reinterpret_cast<const uint8_t*>(&index);
+    return reinterpret_cast<const T*>(static_cast<uint8_t*>(storage) + at);
+  };
+  copy->base = move(index.base);
+  copy->offset = move(index.offset);
+  copy->lows8 = move(index.lows8);
+  copy->lows16 = move(index.lows16);
+  return copy;
 }
 
 std::vector<uint64_t> DecodeSet(const uint8_t* payload,

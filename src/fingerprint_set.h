@@ -122,6 +122,12 @@ size_t SetIndexStorageBytes(const uint8_t* payload, const SetParams& params);
 const SetIndex* BuildSetIndex(const uint8_t* payload, const SetParams& params,
                               void* storage);
 
+// The bytes of an index BuildSetIndex made (the SetIndex and its storage),
+// and a copy of it into `storage` (8-byte aligned, that many bytes), with
+// its pointers moved to the copy.
+size_t SetIndexBytes(const SetIndex& index);
+const SetIndex* CopySetIndex(const SetIndex& index, void* storage);
+
 // The probe: does the set hold the fingerprint of `hash`? LowT is uint8_t
 // (low_bits <= 8) or uint16_t.
 template <typename LowT>
