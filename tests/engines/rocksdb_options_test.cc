@@ -15,8 +15,8 @@
 #include <atomic>
 #include <cstring>
 #include <memory>
-#include <regex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "blockbloom/rocksdb.h"
@@ -250,9 +250,14 @@ TEST(RocksDBOptionsTest, OptionsFileOfEarlierVersionsLoadsTheDefaults) {
   for (const std::string& file : testing::FilesEndingIn(dir.path(), "")) {
     if (file.find("/OPTIONS-") == std::string::npos) continue;
     std::string text = testing::ReadFile(file);
-    text =
-        std::regex_replace(text, std::regex("filter_policy=blockbloom[^\n]*"),
-                           "filter_policy=blockbloom.v1");
+    // Every "filter_policy=blockbloom...": to the end of its line.
+    constexpr std::string_view kKey = "filter_policy=blockbloom";
+    for (size_t at = text.find(kKey); at != std::string::npos;
+         at = text.find(kKey, at + 1)) {
+      const size_t end = text.find('\n', at);
+      text.replace(at, (end == std::string::npos ? text.size() : end) - at,
+                   "filter_policy=blockbloom.v1");
+    }
     testing::WriteFile(file, text);
     ++rewritten;
   }
