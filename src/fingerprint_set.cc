@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <new>
+#include <type_traits>
 
 namespace blockbloom::internal {
 namespace {
@@ -195,9 +196,10 @@ Layout LayoutOf(const SetParams& p) {
   l.groups = (p.buckets + kSetGroup - 1) / kSetGroup;
   l.base_at = 0;
   l.offset_at = l.base_at + 4 * (l.groups + 1);
-  const size_t offsets = l.groups * (kSetGroup + 1) * 2;
+  // Offsets b + g for b in [0, buckets]: buckets + groups of them.
+  const size_t offsets = p.buckets + l.groups;
   l.lows_at = (l.offset_at + offsets + 7) / 8 * 8;
-  l.total = l.lows_at + 2 * p.count;
+  l.total = l.lows_at + (p.low_bits <= 8 ? 1 : 2) * p.count;
   return l;
 }
 
@@ -214,32 +216,71 @@ const SetIndex* BuildSetIndex(const uint8_t* payload, const SetParams& params,
   auto* index = new (storage) SetIndex;
   uint8_t* area = static_cast<uint8_t*>(storage) + sizeof(SetIndex);
   auto* base = reinterpret_cast<uint32_t*>(area + l.base_at);
-  auto* offset = reinterpret_cast<uint16_t*>(area + l.offset_at);
-  auto* lows = reinterpret_cast<uint16_t*>(area + l.lows_at);
+  uint8_t* offset = area + l.offset_at;
+  uint8_t* lows8 = area + l.lows_at;
+  auto* lows16 = reinterpret_cast<uint16_t*>(area + l.lows_at);
+  const bool narrow = params.low_bits <= 8;
   // first[b]: entries before bucket b, for b in [0, buckets].
   std::vector<uint32_t> first(params.buckets + 1, 0);
   ForEachEntry(payload, params, [&](uint64_t entry, uint64_t bucket) {
-    lows[entry] = static_cast<uint16_t>(LowOf(payload, params, entry));
+    const uint64_t low = LowOf(payload, params, entry);
+    if (narrow) {
+      lows8[entry] = static_cast<uint8_t>(low);
+    } else {
+      lows16[entry] = static_cast<uint16_t>(low);
+    }
     ++first[bucket + 1];
   });
   for (uint64_t b = 0; b < params.buckets; ++b) first[b + 1] += first[b];
-  for (uint64_t g = 0; g < l.groups; ++g) {
-    base[g] = first[g * kSetGroup];
-    for (uint64_t i = 0; i <= kSetGroup; ++i) {
-      const uint64_t b = std::min(g * kSetGroup + i, params.buckets);
-      offset[g * (kSetGroup + 1) + i] =
-          static_cast<uint16_t>(first[b] - base[g]);
+  for (uint64_t g = 0; g < l.groups; ++g) base[g] = first[g * kSetGroup];
+  base[l.groups] = first[params.buckets];
+  for (uint64_t b = 0; b <= params.buckets; ++b) {
+    // Bucket b's start, in group b / 64, except the end of the last bucket
+    // of a group (b % 64 == 0, b > 0), counted in the group before.
+    const uint64_t g = (b == params.buckets || (b % kSetGroup == 0 && b > 0))
+                           ? (b - 1) / kSetGroup
+                           : b / kSetGroup;
+    offset[b + g] = static_cast<uint8_t>(first[b] - base[g]);
+    if (b % kSetGroup == 0 && b > 0 && b < params.buckets) {
+      // ... and the same bucket's start in its own group.
+      offset[b + b / kSetGroup] = 0;
     }
   }
-  base[l.groups] = first[params.buckets];
   index->universe = params.universe();
   index->low_bits = params.low_bits;
   index->low_mask = (uint64_t{1} << params.low_bits) - 1;
   index->buckets = params.buckets;
   index->base = base;
   index->offset = offset;
-  index->lows = lows;
+  index->lows8 = narrow ? lows8 : nullptr;
+  index->lows16 = narrow ? nullptr : lows16;
   return index;
+}
+
+size_t SetIndexBytes(const SetIndex& index) {
+  SetParams params;
+  params.low_bits = index.low_bits;
+  params.buckets = index.buckets;
+  params.count = index.base[(index.buckets + kSetGroup - 1) / kSetGroup];
+  return sizeof(SetIndex) + LayoutOf(params).total;
+}
+
+const SetIndex* CopySetIndex(const SetIndex& index, void* storage) {
+  // BuildSetIndex put the arrays right behind the SetIndex.
+  std::memcpy(storage, &index, SetIndexBytes(index));
+  auto* copy = static_cast<SetIndex*>(storage);
+  const auto move = [&](auto* p) {
+    using T = std::remove_cv_t<std::remove_pointer_t<decltype(p)>>;
+    if (p == nullptr) return static_cast<const T*>(nullptr);
+    const ptrdiff_t at = reinterpret_cast<const uint8_t*>(p) -
+                         reinterpret_cast<const uint8_t*>(&index);
+    return reinterpret_cast<const T*>(static_cast<uint8_t*>(storage) + at);
+  };
+  copy->base = move(index.base);
+  copy->offset = move(index.offset);
+  copy->lows8 = move(index.lows8);
+  copy->lows16 = move(index.lows16);
+  return copy;
 }
 
 std::vector<uint64_t> DecodeSet(const uint8_t* payload,

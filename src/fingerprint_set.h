@@ -86,29 +86,33 @@ bool ParseSet(const uint8_t* payload, uint64_t num_bits, int low_bits,
 
 // What a probe needs, prepared once per opened filter: the set decoded into
 // arrays, so that a probe is a multiply, two array reads for its bucket's
-// range of entries, and a compare per entry in it (about one). It takes 2
-// bytes per entry and ~2 per bucket, a few times the payload: a filter is
-// probed far more often than it is opened, and probing the payload itself
-// would cost a rank/select walk of the unary code every time.
+// range of entries, and a compare per entry in it (about one). About 3
+// bytes per key at 10 bits/key (a byte per entry's low part, a byte per
+// bucket's offset), a few times the payload: a filter is probed far more
+// often than it is opened, and probing the payload itself would cost a
+// rank/select walk of the unary code every time.
 struct SetIndex {
   uint64_t universe;
   uint64_t low_mask;
   int low_bits;
   uint64_t buckets;
-  // Entries of bucket b, g = b / 256, i = g * 257 + b % 256:
+  // Entries of bucket b, g = b / 64, i = g * 65 + b % 64 = b + g:
   //   [base[g] + offset[i], base[g] + offset[i + 1])
-  // (257 offsets a group of 256 buckets, so a bucket's end is in its own
-  // group). No 256 buckets hold more than kMaxGroupEntries (the format's
-  // rule: ParseSet refuses a set that breaks it), so offsets are 16-bit.
+  // (65 offsets a group of 64 buckets, so a bucket's end is in its own
+  // group). No 64 buckets hold more than kMaxGroupEntries (the format's
+  // rule: ParseSet refuses a set that breaks it), so offsets are bytes.
   const uint32_t* base;
-  const uint16_t* offset;
-  const uint16_t* lows;  // entry j's low part
+  const uint8_t* offset;
+  // Entry j's low part: a byte when low_bits <= 8, else 16 bits.
+  const uint8_t* lows8;
+  const uint16_t* lows16;
 };
-inline constexpr uint64_t kSetGroup = 256;
-// The most entries any kSetGroup consecutive buckets may hold. A set the
-// writer chooses averages about one per bucket; it needs ~256 per bucket
-// (l = 0 at ~1 bit/key, where a Bloom filter is chosen instead) to come near.
-inline constexpr uint64_t kMaxGroupEntries = 0xFFFF;
+inline constexpr uint64_t kSetGroup = 64;
+// The most entries any kSetGroup consecutive buckets (aligned to multiples
+// of kSetGroup) may hold. A set the writer chooses averages one entry per
+// bucket or fewer (it needs ~7+ bits per key, where l >= 4 and H >= n); it
+// would take ~4 per bucket to come near.
+inline constexpr uint64_t kMaxGroupEntries = 255;
 
 // Bytes of storage BuildSetIndex needs after the SetIndex itself.
 size_t SetIndexStorageBytes(const uint8_t* payload, const SetParams& params);
@@ -118,19 +122,36 @@ size_t SetIndexStorageBytes(const uint8_t* payload, const SetParams& params);
 const SetIndex* BuildSetIndex(const uint8_t* payload, const SetParams& params,
                               void* storage);
 
-// The probe: does the set hold the fingerprint of `hash`?
+// The bytes of an index BuildSetIndex made (the SetIndex and its storage),
+// and a copy of it into `storage` (8-byte aligned, that many bytes), with
+// its pointers moved to the copy.
+size_t SetIndexBytes(const SetIndex& index);
+const SetIndex* CopySetIndex(const SetIndex& index, void* storage);
+
+// The probe: does the set hold the fingerprint of `hash`? LowT is uint8_t
+// (low_bits <= 8) or uint16_t.
+template <typename LowT>
 inline bool SetContains(const SetIndex& s, uint64_t hash) {
   const uint64_t x = SetFingerprint(hash, s.universe);
   const uint64_t bucket = x >> s.low_bits;
-  const uint16_t low = static_cast<uint16_t>(x & s.low_mask);
+  const LowT low = static_cast<LowT>(x & s.low_mask);
   const uint64_t group = bucket / kSetGroup;
-  // group * 257 + bucket % 256 (257 offsets a group).
-  const uint64_t at = bucket + group;
-  const uint16_t* lows = s.lows + s.base[group];
+  const uint64_t at = bucket + group;  // group * 65 + bucket % 64
+  const LowT* lows;
+  if constexpr (sizeof(LowT) == 1) {
+    lows = s.lows8 + s.base[group];
+  } else {
+    lows = s.lows16 + s.base[group];
+  }
   for (uint64_t j = s.offset[at], end = s.offset[at + 1]; j < end; ++j) {
     if (lows[j] == low) return true;
   }
   return false;
+}
+
+inline bool SetContains(const SetIndex& s, uint64_t hash) {
+  return s.low_bits <= 8 ? SetContains<uint8_t>(s, hash)
+                         : SetContains<uint16_t>(s, hash);
 }
 
 // The set by its definition, for tests: every entry's fingerprint, decoded

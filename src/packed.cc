@@ -8,26 +8,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/aligned_buffer.h"
+#include "src/filter_access.h"
 #include "src/fingerprint_set.h"
 #include "src/layout.h"
 #include "src/probe_small.h"
 #include "src/sizing_internal.h"
 
 namespace blockbloom::internal {
-
-// Builds Filters of the packed layouts (Filter's constructors are private).
-struct FilterAccess {
-  static Filter Make(std::unique_ptr<AlignedBuffer> owned, Layout layout,
-                     const FilterRef& ref, const FilterShape& shape,
-                     uint64_t size_bytes, uint64_t num_keys,
-                     const Kernels* kernels) {
-    return Filter(std::move(owned), layout, ref, shape, size_bytes, num_keys,
-                  kernels);
-  }
-  static void SetOwnsBits(Filter* filter, bool owns) {
-    filter->owns_set_bits_ = owns;
-  }
-};
 
 namespace {
 
@@ -65,7 +52,7 @@ absl::StatusOr<Filter> SetFilter(absl::Span<const uint8_t> payload,
   ref.set = index;
   Filter filter = FilterAccess::Make(*std::move(storage), Layout::kSet, ref,
                                      FilterShape{1, 0, 0}, payload.size(),
-                                     params.count, SetKernels());
+                                     params.count, SetKernels(params.low_bits));
   FilterAccess::SetOwnsBits(&filter, copy_payload);
   return filter;
 }

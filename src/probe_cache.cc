@@ -4,34 +4,88 @@
 #include <bit>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <utility>
 #include <vector>
 
+#include "src/aligned_buffer.h"
+#include "src/fingerprint_set.h"
+
 namespace blockbloom::internal {
 
-// An opened block: the filter answers from `copy`, which it was verified
-// from (or, for a block that failed, a match-all filter).
+// An opened block, reduced to what a probe needs, in ONE allocation so that
+// a hit touches a few adjacent cache lines: the head and the FilterRef
+// (first line), then a copy of the verified bits, or the packed set's index
+// (built from the verified bytes). Nothing refers to the caller's bytes. A
+// block that could not be read probes as "match all".
 struct ProbeCacheEntry : ProbeCacheEntryHead {
-  ProbeCacheEntry(const ProbeCacheKey& k, absl::Span<const uint8_t> block,
-                  const ReadOptions& options)
-      : address(block.data()),
-        copy(block.begin(), block.end()),
-        opened(OpenFilterOrMatchAll(copy, options)) {
-    key = k;
-    filter = &opened;
-    probe_key = opened.probe_key_fn();
-    ref = &opened.ref();
-  }
-  // What the entry costs, as charged to the budget (with the allocator's
-  // overhead, roughly).
-  size_t Bytes() const {
-    return sizeof(*this) + copy.capacity() + opened.owned_bytes() + 64;
+  FilterRef filter_ref = {};
+  const uint8_t* address = nullptr;  // where the block was seen (its bucket)
+  size_t bytes = 0;                  // of the allocation
+
+  static ProbeCacheEntry* Create(const ProbeCacheKey& key,
+                                 absl::Span<const uint8_t> block,
+                                 const ReadOptions& options) {
+    absl::StatusOr<Filter> filter = OpenFilter(block, options);
+    if (filter.ok()) {
+      const FilterRef& ref = filter->ref();
+      const bool set = ref.set != nullptr;
+      const size_t data = set ? SetIndexBytes(*ref.set) : filter->bits().size();
+      ProbeCacheEntry* e =
+          Allocate(key, block.data(), kDataAt + data, std::nothrow);
+      if (e != nullptr) {
+        e->probe_key = filter->probe_key_fn();
+        e->filter_ref = ref;
+        uint8_t* at = reinterpret_cast<uint8_t*>(e) + kDataAt;
+        if (set) {
+          e->filter_ref.bits = nullptr;  // the caller's; the index suffices
+          e->filter_ref.set = CopySetIndex(*ref.set, at);
+        } else {
+          if (data > 0) std::memcpy(at, filter->bits().data(), data);
+          e->filter_ref.bits = at;
+        }
+        return e;
+      }
+      // No memory for the copy: answer "may match", never wrongly.
+    }
+    static const Filter kMatchAll = Filter::MatchAll();
+    ProbeCacheEntry* e = Allocate(key, block.data(), kDataAt, std::nothrow);
+    if (e == nullptr) throw std::bad_alloc();
+    e->probe_key = kMatchAll.probe_key_fn();
+    e->filter_ref = kMatchAll.ref();
+    return e;
   }
 
-  const uint8_t* address;  // where the block was seen (picks its bucket)
-  std::vector<uint8_t> copy;
-  Filter opened;
+  static void Destroy(ProbeCacheEntry* e) {
+    e->~ProbeCacheEntry();
+    ::operator delete(e, kAlign);
+  }
+
+  // What the entry costs, as charged to the budget (with the allocator's
+  // overhead, roughly).
+  size_t Bytes() const { return bytes + 32; }
+
+ private:
+  static constexpr std::align_val_t kAlign{64};
+  static constexpr size_t kDataAt =
+      (sizeof(ProbeCacheEntryHead) + sizeof(FilterRef) + 2 * sizeof(size_t) +
+       7) /
+      8 * 8;
+
+  static ProbeCacheEntry* Allocate(const ProbeCacheKey& key,
+                                   const uint8_t* address, size_t bytes,
+                                   const std::nothrow_t& nothrow) {
+    void* p = ::operator new(bytes, kAlign, nothrow);
+    if (p == nullptr) return nullptr;
+    auto* e = new (p) ProbeCacheEntry;
+    e->key = key;
+    e->ref = &e->filter_ref;
+    e->address = address;
+    e->bytes = bytes;
+    return e;
+  }
 };
+static_assert(sizeof(ProbeCacheEntry) <= 104);
 
 namespace {
 
@@ -63,7 +117,9 @@ struct Cache {
   ~Cache() {
     tls_probe_cache_slots = kNoSlots;
     tls_probe_cache_shift = 63;
-    for (ProbeCacheEntryHead* h : slots) delete EntryOf(h);
+    for (ProbeCacheEntryHead* h : slots) {
+      if (h != nullptr) ProbeCacheEntry::Destroy(EntryOf(h));
+    }
   }
 
   int shift() const {
@@ -83,7 +139,7 @@ struct Cache {
     ProbeCacheEntry* e = EntryOf(*slot);
     bytes -= e->Bytes();
     --count;
-    delete e;
+    ProbeCacheEntry::Destroy(e);
     *slot = nullptr;
   }
 
@@ -121,7 +177,10 @@ Cache& ThisThreadCache() {
 
 // The thread's last uncached block (larger than the budget), kept until the
 // next call so that the reference returned stays valid.
-thread_local std::unique_ptr<ProbeCacheEntry> tls_uncached;
+struct EntryDestroyer {
+  void operator()(ProbeCacheEntry* e) const { ProbeCacheEntry::Destroy(e); }
+};
+thread_local std::unique_ptr<ProbeCacheEntry, EntryDestroyer> tls_uncached;
 
 }  // namespace
 
@@ -147,14 +206,22 @@ const ProbeCacheEntryHead& CachedEntrySlow(absl::Span<const uint8_t> block,
     }
   }
   ++cache.misses;
-  auto entry = std::make_unique<ProbeCacheEntry>(key, block, config.read);
+  std::unique_ptr<ProbeCacheEntry, EntryDestroyer> entry(
+      ProbeCacheEntry::Create(key, block, config.read));
   const size_t cost = entry->Bytes();
   if (cost > config.budget_bytes) {
     tls_uncached = std::move(entry);
     return *tls_uncached;
   }
-  // At most one entry per bucket on average (a quarter of the slots).
-  if (kWays * (cache.count + 1) > cache.slots.size()) cache.Grow();
+  // Grow when the bucket is full (or on average one entry per bucket), if
+  // the budget has room for twice the table: otherwise filters that share
+  // a bucket would keep evicting each other, whatever the budget left.
+  const size_t table_bytes = sizeof(ProbeCacheEntryHead*) * cache.slots.size();
+  if ((cache.Bucket(block.data())[kWays - 1] != nullptr ||
+       kWays * (cache.count + 1) > cache.slots.size()) &&
+      cache.bytes + 2 * table_bytes + cost <= config.budget_bytes) {
+    cache.Grow();
+  }
   // Make room, clock-wise.
   while (cache.bytes + cost > config.budget_bytes && cache.count > 0) {
     cache.hand = (cache.hand + 1) % cache.slots.size();
@@ -170,7 +237,8 @@ const ProbeCacheEntryHead& CachedEntrySlow(absl::Span<const uint8_t> block,
 bool CachedMayContainSlow(absl::Span<const uint8_t> block,
                           const ProbeCacheConfig& config,
                           std::string_view key) {
-  return CachedEntrySlow(block, config).filter->MayContain(key);
+  const ProbeCacheEntryHead& e = CachedEntrySlow(block, config);
+  return e.probe_key(*e.ref, key);
 }
 
 ProbeCacheStats ThisThreadProbeCacheStats() {

@@ -64,9 +64,8 @@ struct ProbeCacheKey {
 };
 struct ProbeCacheEntryHead {
   ProbeCacheKey key;
-  const Filter* filter;
-  // The filter's probe and its FilterRef, copied out of it: a hit calls the
-  // kernel directly.
+  // The opened filter's probe and its FilterRef (pointing into memory the
+  // entry owns): a hit calls the kernel directly.
   bool (*probe_key)(const FilterRef&, std::string_view);
   const FilterRef* ref;
 };
@@ -128,17 +127,11 @@ inline const ProbeCacheEntryHead& CachedEntry(absl::Span<const uint8_t> block,
   return CachedEntrySlow(block, config);
 }
 
-// The opened filter for `block` (Filter::MatchAll() if it cannot be read),
-// valid until this thread's next call. `block` must not be empty.
-inline const Filter& CachedFilter(absl::Span<const uint8_t> block,
-                                  const ProbeCacheConfig& config) {
-  return *CachedEntry(block, config).filter;
-}
-
-// CachedFilter(block, config).MayContain(key), laid out for LevelDB's hot
-// path: on a hit, the kernel is called straight from the entry (it hashes
-// the key with the filter's seed); everything else is one call out of line.
-// Both are tail calls, so the hit path keeps no registers of its own.
+// Whether the block may contain `key` (true if it cannot be read), laid out
+// for LevelDB's hot path: on a hit, the kernel is called straight from the
+// entry (it hashes the key with the filter's seed); everything else is one
+// call out of line. Both are tail calls, so the hit path keeps no registers
+// of its own.
 bool CachedMayContainSlow(absl::Span<const uint8_t> block,
                           const ProbeCacheConfig& config, std::string_view key);
 inline bool CachedMayContain(absl::Span<const uint8_t> block,

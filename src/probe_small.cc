@@ -182,33 +182,38 @@ const Kernels kScalarKernels = {
     &ScalarInsert,    &ScalarAdd,      &ScalarAddBatch,    "scalar-lanes"};
 
 // Sets: scalar code (the probe is a handful of word operations, nothing to
-// vectorize).
+// vectorize), one table for byte-wide low parts and one for 16-bit ones.
+template <typename LowT>
 bool SetProbeHash(const FilterRef& f, uint64_t hash) {
-  return SetContains(*f.set, hash);
+  return SetContains<LowT>(*f.set, hash);
 }
 
+template <typename LowT>
 bool SetProbeKey(const FilterRef& f, std::string_view key) {
-  return SetContains(*f.set, Hash64(key, f.seed));
+  return SetContains<LowT>(*f.set, Hash64(key, f.seed));
 }
 
+template <typename LowT>
 void SetProbeHashes(const FilterRef& f, const uint64_t* hashes, size_t n,
                     bool* results) {
   for (size_t i = 0; i < n; ++i) {
-    results[i] = SetContains(*f.set, hashes[i]);
+    results[i] = SetContains<LowT>(*f.set, hashes[i]);
   }
 }
 
+template <typename LowT>
 void SetProbeKeys(const FilterRef& f, const std::string_view* keys, size_t n,
                   bool* results) {
   for (size_t i = 0; i < n; ++i) {
-    results[i] = SetContains(*f.set, Hash64(keys[i], f.seed));
+    results[i] = SetContains<LowT>(*f.set, Hash64(keys[i], f.seed));
   }
 }
 
-const Kernels kSetKernels = {&SetProbeHash,          &SetProbeKey,
-                             &SetProbeHashes,        &SetProbeKeys,
-                             /*insert=*/nullptr,     /*add_hash=*/nullptr,
-                             /*add_hashes=*/nullptr, "set"};
+template <typename LowT>
+constexpr Kernels kSetKernels = {&SetProbeHash<LowT>,    &SetProbeKey<LowT>,
+                                 &SetProbeHashes<LowT>,  &SetProbeKeys<LowT>,
+                                 /*insert=*/nullptr,     /*add_hash=*/nullptr,
+                                 /*add_hashes=*/nullptr, "set"};
 
 }  // namespace
 
@@ -219,7 +224,9 @@ const Kernels* SpreadKernels(uint64_t size_bytes) {
   return HWY_DYNAMIC_DISPATCH(GetSpreadKernels)();
 }
 
-const Kernels* SetKernels() { return &kSetKernels; }
+const Kernels* SetKernels(int low_bits) {
+  return low_bits <= 8 ? &kSetKernels<uint8_t> : &kSetKernels<uint16_t>;
+}
 
 const Kernels* ScalarLaneKernels() { return &kScalarKernels; }
 

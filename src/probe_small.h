@@ -18,8 +18,9 @@ namespace blockbloom::internal {
 // reference.
 const Kernels* SpreadKernels(uint64_t size_bytes);
 
-// For a FilterRef with `set` pointing to a SetIndex. Probes only.
-const Kernels* SetKernels();
+// For a FilterRef with `set` pointing to a SetIndex of `low_bits`-bit low
+// parts. Probes only.
+const Kernels* SetKernels(int low_bits);
 
 // The scalar reference for blocked filters of any lane width.
 const Kernels* ScalarLaneKernels();
