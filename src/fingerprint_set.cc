@@ -12,14 +12,39 @@ namespace {
 
 uint64_t Words(uint64_t bits) { return (bits + 63) / 64; }
 
+// popcount without the POPCNT instruction the baseline x86-64 target lacks
+// (std::popcount compiles to a libgcc call there): a filter is opened once
+// per cache miss, and a miss must cost little more than a probe.
+inline int PopCount(uint64_t x) {
+#if defined(__POPCNT__) || !defined(__x86_64__)
+  return std::popcount(x);
+#else
+  x -= (x >> 1) & 0x5555555555555555;
+  x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333);
+  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F;
+  return static_cast<int>((x * 0x0101010101010101) >> 56);
+#endif
+}
+
+// The 8 bytes at byte `first` of a string of `size` bytes, little-endian,
+// zero past its end (one load unless near the end).
+inline uint64_t Load64(const uint8_t* p, uint64_t size, uint64_t first) {
+  uint64_t v = 0;
+  if (first + 8 <= size) {
+    std::memcpy(&v, p + first, 8);
+  } else {
+    for (uint64_t i = first; i < size; ++i) {
+      v |= static_cast<uint64_t>(p[i]) << (8 * (i - first));
+    }
+  }
+  return v;
+}
+
 // Reads `width` (<= 57) bits at bit `at` of a little-endian bit string of
 // `size` bytes, without reading past it.
-uint64_t ReadBits(const uint8_t* p, uint64_t size, uint64_t at, int width) {
-  uint64_t v = 0;
-  const uint64_t first = at / 8;
-  const uint64_t n = std::min<uint64_t>(8, size - first);
-  std::memcpy(&v, p + first, n);
-  return (v >> (at % 8)) & ((uint64_t{1} << width) - 1);
+inline uint64_t ReadBits(const uint8_t* p, uint64_t size, uint64_t at,
+                         int width) {
+  return (Load64(p, size, at / 8) >> (at % 8)) & ((uint64_t{1} << width) - 1);
 }
 
 void SetBit(uint8_t* p, uint64_t at) {
@@ -29,13 +54,11 @@ void SetBit(uint8_t* p, uint64_t at) {
 // 1s in bits [from, num_bits) of the payload, with suffix[w] = 1s in whole
 // words w.. (words read little-endian, the last one partial).
 uint64_t OnesFrom(const uint8_t* payload, uint64_t num_bits,
-                  const std::vector<uint64_t>& suffix, uint64_t from) {
+                  const uint64_t* suffix, uint64_t words, uint64_t from) {
   const uint64_t w = from / 64;
-  if (w >= suffix.size() - 1) return 0;
-  uint64_t word = 0;
-  const uint64_t bytes = (num_bits + 7) / 8;
-  std::memcpy(&word, payload + w * 8, std::min<uint64_t>(8, bytes - w * 8));
-  return suffix[w + 1] + std::popcount(word >> (from % 64));
+  if (w >= words) return 0;
+  const uint64_t word = Load64(payload, (num_bits + 7) / 8, w * 8);
+  return suffix[w + 1] + PopCount(word >> (from % 64));
 }
 
 // Calls fn(entry, bucket) for each entry, in order, walking the unary code
@@ -148,21 +171,29 @@ bool ParseSet(const uint8_t* payload, uint64_t num_bits, int low_bits,
   }
   const uint64_t words = Words(num_bits);
   const uint64_t bytes = (num_bits + 7) / 8;
-  std::vector<uint64_t> suffix(words + 1, 0);
+  // Suffix counts on the stack for the small filters of LevelDB's blocks
+  // (up to 2 KiB), on the heap beyond.
+  uint64_t small[257];
+  std::vector<uint64_t> large;
+  uint64_t* suffix = small;
+  if (words + 1 > std::size(small)) {
+    large.resize(words + 1);
+    suffix = large.data();
+  }
+  suffix[words] = 0;
   for (uint64_t w = words; w-- > 0;) {
-    uint64_t word = 0;
-    std::memcpy(&word, payload + w * 8, std::min<uint64_t>(8, bytes - w * 8));
+    uint64_t word = Load64(payload, bytes, w * 8);
     if (w == words - 1 && num_bits % 64 != 0) {
       word &= (uint64_t{1} << (num_bits % 64)) - 1;
     }
-    suffix[w] = suffix[w + 1] + std::popcount(word);
+    suffix[w] = suffix[w + 1] + PopCount(word);
   }
   // The root of f(j) = ones in [j*l, m) - j, which falls strictly with j.
   const uint64_t per = static_cast<uint64_t>(low_bits) + 1;
   uint64_t lo = 0, hi = (num_bits - 1) / per;  // H >= 1
   auto f = [&](uint64_t j) -> int64_t {
     return static_cast<int64_t>(
-               OnesFrom(payload, num_bits, suffix, j * low_bits)) -
+               OnesFrom(payload, num_bits, suffix, words, j * low_bits)) -
            static_cast<int64_t>(j);
   };
   if (f(lo) < 0 || f(hi) > 0) return false;
@@ -181,7 +212,10 @@ bool ParseSet(const uint8_t* payload, uint64_t num_bits, int low_bits,
   params->low_bits = low_bits;
   params->count = lo;
   params->buckets = num_bits - lo * per;
-  return WidestGroup(payload, *params) <= kMaxGroupEntries;
+  // No group holds more entries than the set (LevelDB's filters: a few
+  // dozen), so only larger sets need the walk.
+  return params->count <= kMaxGroupEntries ||
+         WidestGroup(payload, *params) <= kMaxGroupEntries;
 }
 
 namespace {
@@ -220,32 +254,50 @@ const SetIndex* BuildSetIndex(const uint8_t* payload, const SetParams& params,
   uint8_t* lows8 = area + l.lows_at;
   auto* lows16 = reinterpret_cast<uint16_t*>(area + l.lows_at);
   const bool narrow = params.low_bits <= 8;
-  // first[b]: entries before bucket b, for b in [0, buckets].
-  std::vector<uint32_t> first(params.buckets + 1, 0);
-  ForEachEntry(payload, params, [&](uint64_t entry, uint64_t bucket) {
-    const uint64_t low = LowOf(payload, params, entry);
-    if (narrow) {
-      lows8[entry] = static_cast<uint8_t>(low);
-    } else {
-      lows16[entry] = static_cast<uint16_t>(low);
-    }
-    ++first[bucket + 1];
-  });
-  for (uint64_t b = 0; b < params.buckets; ++b) first[b + 1] += first[b];
-  for (uint64_t g = 0; g < l.groups; ++g) base[g] = first[g * kSetGroup];
-  base[l.groups] = first[params.buckets];
-  for (uint64_t b = 0; b <= params.buckets; ++b) {
-    // Bucket b's start, in group b / 64, except the end of the last bucket
-    // of a group (b % 64 == 0, b > 0), counted in the group before.
-    const uint64_t g = (b == params.buckets || (b % kSetGroup == 0 && b > 0))
-                           ? (b - 1) / kSetGroup
-                           : b / kSetGroup;
-    offset[b + g] = static_cast<uint8_t>(first[b] - base[g]);
-    if (b % kSetGroup == 0 && b > 0 && b < params.buckets) {
-      // ... and the same bucket's start in its own group.
-      offset[b + b / kSetGroup] = 0;
+  const uint64_t bytes = (params.num_bits + 7) / 8;
+  if (params.low_bits == 8) {
+    std::memcpy(lows8, payload, params.count);  // the lows, as stored
+  } else {
+    for (uint64_t j = 0; j < params.count; ++j) {
+      const uint64_t low = LowOf(payload, params, j);
+      if (narrow) {
+        lows8[j] = static_cast<uint8_t>(low);
+      } else {
+        lows16[j] = static_cast<uint16_t>(low);
+      }
     }
   }
+  // Bucket starts from the 0s of the unary code, a word at a time: the 0 at
+  // position p (from the code's start) that is the z-th 0 ends bucket z, so
+  // bucket z + 1 starts at entry p - z. A bucket b % 64 == 0 opens group
+  // b / 64 (its base; offset 0 there) and ends the group before.
+  base[0] = 0;
+  offset[0] = 0;
+  const uint64_t high_start =
+      params.count * static_cast<uint64_t>(params.low_bits);
+  const uint64_t high_bits = params.num_bits - high_start;
+  uint64_t z = 0;
+  for (uint64_t at = 0; at < high_bits && z < params.buckets; at += 57) {
+    const int width = static_cast<int>(std::min<uint64_t>(57, high_bits - at));
+    uint64_t zeros = ~ReadBits(payload, bytes, high_start + at, width) &
+                     ((uint64_t{1} << width) - 1);
+    for (; zeros != 0 && z < params.buckets; zeros &= zeros - 1) {
+      const uint64_t b = ++z;  // the bucket that starts here
+      const uint64_t first = at + std::countr_zero(zeros) - (b - 1);
+      const uint64_t g = b / kSetGroup;
+      if (b == params.buckets) {
+        const uint64_t last = (b - 1) / kSetGroup;
+        offset[b + last] = static_cast<uint8_t>(first - base[last]);
+      } else if (b % kSetGroup == 0) {
+        offset[b + g - 1] = static_cast<uint8_t>(first - base[g - 1]);
+        base[g] = static_cast<uint32_t>(first);
+        offset[b + g] = 0;
+      } else {
+        offset[b + g] = static_cast<uint8_t>(first - base[g]);
+      }
+    }
+  }
+  base[l.groups] = static_cast<uint32_t>(params.count);
   index->universe = params.universe();
   index->low_bits = params.low_bits;
   index->low_mask = (uint64_t{1} << params.low_bits) - 1;

@@ -178,6 +178,7 @@ absl::Status Corrupt(const std::string& what) {
 struct Parsed {
   FilterInfo info;
   absl::Span<const uint8_t> payload;
+  internal::SetParams set;  // a packed set's geometry (layout kSet)
 };
 
 absl::Status CheckShape(const FilterShape& shape) {
@@ -387,7 +388,7 @@ absl::StatusOr<Parsed> ParsePacked(absl::Span<const uint8_t> block,
   info.layout = Layout::kSet;
   info.shape = {1, 0, 0};
   info.set_low_bits = tag & 0x0F;
-  internal::SetParams params;
+  internal::SetParams& params = p.set;
   if (!internal::ParseSet(p.payload.data(), 8 * payload_bytes,
                           info.set_low_bits, &params)) {
     return Corrupt(absl::StrCat("inconsistent sizes: the packed set's ",
@@ -613,7 +614,7 @@ absl::StatusOr<Filter> OpenFilter(absl::Span<const uint8_t> bytes,
     return internal::OpenPackedFilter(
         parsed->payload, info.layout,
         info.layout == Layout::kSet ? info.set_low_bits : info.shape.num_probes,
-        info.seed);
+        info.seed, info.layout == Layout::kSet ? &parsed->set : nullptr);
   }
   if (info.compression == Compression::kNone) {
     return Filter::Wrap(parsed->payload, info.shape, info.seed, info.num_keys);

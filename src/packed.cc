@@ -122,12 +122,13 @@ absl::StatusOr<Filter> BuildPackedFilter(std::vector<uint64_t>* hashes,
 }
 
 absl::StatusOr<Filter> OpenPackedFilter(absl::Span<const uint8_t> payload,
-                                        Layout layout, int param,
-                                        uint64_t seed) {
+                                        Layout layout, int param, uint64_t seed,
+                                        const SetParams* set) {
   if (layout == Layout::kSpread) {
     return SpreadFilter(nullptr, payload.data(), payload.size(), param, seed,
                         0);
   }
+  if (set != nullptr) return SetFilter(payload, *set, seed, false);
   SetParams params;
   if (!ParseSet(payload.data(), 8 * payload.size(), param, &params)) {
     return absl::DataLossError(absl::StrCat(

@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "blockbloom/filter.h"
+#include "src/fingerprint_set.h"
 
 namespace blockbloom::internal {
 
@@ -51,9 +52,10 @@ absl::StatusOr<Filter> BuildPackedFilter(std::vector<uint64_t>* hashes,
 // A filter over a packed payload (already verified). A kSpread filter is
 // probed in place (`payload` must outlive it); a kSet filter copies what it
 // needs into its index. DataLoss if the payload is not a set of that l.
+// `set`: the set's geometry, if the caller has parsed it (ParseSet) already.
 absl::StatusOr<Filter> OpenPackedFilter(absl::Span<const uint8_t> payload,
-                                        Layout layout, int param,
-                                        uint64_t seed);
+                                        Layout layout, int param, uint64_t seed,
+                                        const SetParams* set = nullptr);
 
 }  // namespace blockbloom::internal
 

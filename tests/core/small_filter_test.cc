@@ -244,9 +244,17 @@ TEST(FingerprintSetTest, ProbeAgreesWithTheDecodedSet) {
         1);
     const SetIndex* index =
         BuildSetIndex(payload.data(), params, storage.data());
+    // The probe cache's copy (src/probe_cache.cc) answers the same.
+    ASSERT_EQ(SetIndexBytes(*index),
+              sizeof(SetIndex) + SetIndexStorageBytes(payload.data(), params));
+    std::vector<uint64_t> copy_storage(SetIndexBytes(*index) / 8 + 1);
+    const SetIndex* copy = CopySetIndex(*index, copy_storage.data());
+    std::fill(storage.begin(), storage.end(), 0);  // the copy stands alone
+    index = BuildSetIndex(payload.data(), params, storage.data());
     const std::vector<uint64_t> decoded = DecodeSet(payload.data(), params);
     const std::set<uint64_t> members(decoded.begin(), decoded.end());
     for (uint64_t h : hashes) ASSERT_TRUE(SetContains(*index, h));
+    for (uint64_t h : hashes) ASSERT_TRUE(SetContains(*copy, h));
     std::mt19937_64 rng(c.n);
     for (int i = 0; i < 20000; ++i) {
       // Half the probes aimed next to members: same bucket, other lows.
@@ -257,9 +265,10 @@ TEST(FingerprintSetTest, ProbeAgreesWithTheDecodedSet) {
             ((static_cast<Uint128>(x) << 64) + params.universe() - 1) /
             params.universe());
       }
-      ASSERT_EQ(SetContains(*index, h),
-                members.count(SetFingerprint(h, params.universe())) > 0)
-          << h;
+      const bool member =
+          members.count(SetFingerprint(h, params.universe())) > 0;
+      ASSERT_EQ(SetContains(*index, h), member) << h;
+      ASSERT_EQ(SetContains(*copy, h), member) << h;
     }
   }
 }
