@@ -18,6 +18,7 @@
 #include "src/fingerprint_set.h"
 #include "src/hash_inl.h"
 #include "src/layout.h"
+#include "src/probe_adapters-inl.h"
 #include "src/probe_small.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -79,47 +80,8 @@ bool ProbeSpread(const FilterRef& f, uint64_t hash) {
   return hn::AllTrue(d, hn::Eq(missing, hn::Zero(d)));
 }
 
-bool ProbeSpreadKey(const FilterRef& f, std::string_view key) {
-  return ProbeSpread(f, Hash64(key, f.seed));
-}
-
-void ProbeSpreadHashes(const FilterRef& f, const uint64_t* hashes, size_t n,
-                       bool* results) {
-  for (size_t i = 0; i < n; ++i) results[i] = ProbeSpread(f, hashes[i]);
-}
-
-void ProbeSpreadKeys(const FilterRef& f, const std::string_view* keys, size_t n,
-                     bool* results) {
-  for (size_t i = 0; i < n; ++i) {
-    results[i] = ProbeSpread(f, Hash64(keys[i], f.seed));
-  }
-}
-
-void InsertReference(const FilterRef& f, uint8_t* bits, const uint64_t* hashes,
-                     size_t n) {
-  for (size_t i = 0; i < n; ++i) ReferenceInsert(f, bits, hashes[i]);
-}
-
-bool AddReference(const FilterRef& f, uint8_t* bits, uint64_t hash) {
-  return ReferenceAdd(f, bits, hash);
-}
-
-size_t AddReferenceBatch(const FilterRef& f, uint8_t* bits,
-                         const uint64_t* hashes, size_t n, bool* added) {
-  size_t count = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const bool changed = ReferenceAdd(f, bits, hashes[i]);
-    count += changed;
-    if (added != nullptr) added[i] = changed;
-  }
-  return count;
-}
-
-const Kernels kSpreadKernels = {
-    &ProbeSpread,       &ProbeSpreadKey,
-    &ProbeSpreadHashes, &ProbeSpreadKeys,
-    &InsertReference,   &AddReference,
-    &AddReferenceBatch, hwy::TargetName(HWY_TARGET)};
+const Kernels kSpreadKernels = AdaptedKernels<&ProbeSpread>(
+    /*writable=*/true, hwy::TargetName(HWY_TARGET));
 
 const Kernels* GetSpreadKernels() { return &kSpreadKernels; }
 
@@ -137,49 +99,9 @@ namespace {
 
 // The scalar reference, for every layout it covers: blocked filters of any
 // lane width, and one-block filters too small for the gathers.
-bool ScalarProbeHash(const FilterRef& f, uint64_t hash) {
-  return ReferenceMayContain(f, hash);
-}
-
-bool ScalarProbeKey(const FilterRef& f, std::string_view key) {
-  return ReferenceMayContain(f, Hash64(key, f.seed));
-}
-
-void ScalarProbeHashes(const FilterRef& f, const uint64_t* hashes, size_t n,
-                       bool* results) {
-  for (size_t i = 0; i < n; ++i) results[i] = ReferenceMayContain(f, hashes[i]);
-}
-
-void ScalarProbeKeys(const FilterRef& f, const std::string_view* keys, size_t n,
-                     bool* results) {
-  for (size_t i = 0; i < n; ++i) {
-    results[i] = ReferenceMayContain(f, Hash64(keys[i], f.seed));
-  }
-}
-
-void ScalarInsert(const FilterRef& f, uint8_t* bits, const uint64_t* hashes,
-                  size_t n) {
-  for (size_t i = 0; i < n; ++i) ReferenceInsert(f, bits, hashes[i]);
-}
-
-bool ScalarAdd(const FilterRef& f, uint8_t* bits, uint64_t hash) {
-  return ReferenceAdd(f, bits, hash);
-}
-
-size_t ScalarAddBatch(const FilterRef& f, uint8_t* bits, const uint64_t* hashes,
-                      size_t n, bool* added) {
-  size_t count = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const bool changed = ReferenceAdd(f, bits, hashes[i]);
-    count += changed;
-    if (added != nullptr) added[i] = changed;
-  }
-  return count;
-}
-
-const Kernels kScalarKernels = {
-    &ScalarProbeHash, &ScalarProbeKey, &ScalarProbeHashes, &ScalarProbeKeys,
-    &ScalarInsert,    &ScalarAdd,      &ScalarAddBatch,    "scalar-lanes"};
+constexpr Kernels kScalarKernels =
+    HWY_NAMESPACE::AdaptedKernels<&ReferenceMayContain>(/*writable=*/true,
+                                                        "scalar-lanes");
 
 // Sets: scalar code (the probe is a handful of word operations, nothing to
 // vectorize), one table for byte-wide low parts and one for 16-bit ones.
@@ -189,31 +111,9 @@ bool SetProbeHash(const FilterRef& f, uint64_t hash) {
 }
 
 template <typename LowT>
-bool SetProbeKey(const FilterRef& f, std::string_view key) {
-  return SetContains<LowT>(*f.set, Hash64(key, f.seed));
-}
-
-template <typename LowT>
-void SetProbeHashes(const FilterRef& f, const uint64_t* hashes, size_t n,
-                    bool* results) {
-  for (size_t i = 0; i < n; ++i) {
-    results[i] = SetContains<LowT>(*f.set, hashes[i]);
-  }
-}
-
-template <typename LowT>
-void SetProbeKeys(const FilterRef& f, const std::string_view* keys, size_t n,
-                  bool* results) {
-  for (size_t i = 0; i < n; ++i) {
-    results[i] = SetContains<LowT>(*f.set, Hash64(keys[i], f.seed));
-  }
-}
-
-template <typename LowT>
-constexpr Kernels kSetKernels = {&SetProbeHash<LowT>,    &SetProbeKey<LowT>,
-                                 &SetProbeHashes<LowT>,  &SetProbeKeys<LowT>,
-                                 /*insert=*/nullptr,     /*add_hash=*/nullptr,
-                                 /*add_hashes=*/nullptr, "set"};
+constexpr Kernels kSetKernels =
+    HWY_NAMESPACE::AdaptedKernels<&SetProbeHash<LowT>>(/*writable=*/false,
+                                                       "set");
 
 }  // namespace
 
