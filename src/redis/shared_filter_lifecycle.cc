@@ -2,7 +2,9 @@
 // and the shard writing and deleting they share.
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -40,6 +42,38 @@ absl::StatusOr<FilterShape> ShapeFor(const SharedFilterOptions& options) {
   }
   return ShapeForFpRate(options.expected_keys, options.fp_rate,
                         /*compact_small_filters=*/false);
+}
+
+// The metadata stored under `key`, or nullopt if there is no such key. An
+// error if Redis fails or the value is not a shared filter's metadata.
+absl::StatusOr<std::optional<internal::Metadata>> GetMetadata(
+    Connection* connection, const std::string& key) {
+  std::string get;
+  AppendCommand(&get, {"GET", key});
+  auto reply = SharedFilterAccess::router(connection)
+                   .ExecuteOne(internal::KeySlot(key), get);
+  if (!reply.ok()) return reply.status();
+  if (absl::Status s =
+          internal::CheckReply(**reply, absl::StrCat("GET ", Quoted(key)));
+      !s.ok()) {
+    return s;
+  }
+  if ((*reply)->type == REDIS_REPLY_NIL) return std::nullopt;
+  auto metadata = internal::ParseMetadata(ReplyText(**reply), key);
+  if (!metadata.ok()) return metadata.status();
+  return *std::move(metadata);
+}
+
+// The Redis keys of the shards a filter's metadata names.
+std::vector<std::string> ShardKeysOf(std::string_view key_prefix,
+                                     std::string_view name,
+                                     const internal::Metadata& metadata) {
+  std::vector<std::string> keys;
+  for (uint64_t i = 0; i < metadata.num_shards; ++i) {
+    keys.push_back(internal::ShardKey(key_prefix, name, metadata.placement,
+                                      metadata.generation, i));
+  }
+  return keys;
 }
 
 }  // namespace
@@ -287,23 +321,14 @@ absl::StatusOr<SharedFilter> SharedFilter::Open(Connection* connection,
                                                 std::string_view key_prefix) {
   if (absl::Status s = internal::ValidateName(name); !s.ok()) return s;
   const std::string key = internal::MetadataKey(key_prefix, name);
-  std::string get;
-  AppendCommand(&get, {"GET", key});
-  auto reply = SharedFilterAccess::router(connection)
-                   .ExecuteOne(internal::KeySlot(key), get);
-  if (!reply.ok()) return reply.status();
-  if (absl::Status s =
-          internal::CheckReply(**reply, absl::StrCat("GET ", Quoted(key)));
-      !s.ok()) {
-    return s;
-  }
-  if ((*reply)->type == REDIS_REPLY_NIL) {
+  auto found = GetMetadata(connection, key);
+  if (!found.ok()) return found.status();
+  if (!found->has_value()) {
     return absl::NotFoundError(absl::StrCat("no shared filter named ",
                                             Quoted(name), " (Redis key ",
                                             Quoted(key), " does not exist)"));
   }
-  auto metadata = internal::ParseMetadata(ReplyText(**reply), key);
-  if (!metadata.ok()) return metadata.status();
+  const internal::Metadata* metadata = &**found;
   if (metadata->seed_check != internal::SeedCheck(seed)) {
     return absl::FailedPreconditionError(absl::StrCat(
         "shared filter ", Quoted(name),
@@ -357,24 +382,10 @@ absl::Status SharedFilter::Delete(Connection* connection, std::string_view name,
                                   std::string_view key_prefix) {
   if (absl::Status s = internal::ValidateName(name); !s.ok()) return s;
   const std::string key = internal::MetadataKey(key_prefix, name);
-  std::string get;
-  AppendCommand(&get, {"GET", key});
-  auto reply = SharedFilterAccess::router(connection)
-                   .ExecuteOne(internal::KeySlot(key), get);
-  if (!reply.ok()) return reply.status();
-  if (absl::Status s =
-          internal::CheckReply(**reply, absl::StrCat("GET ", Quoted(key)));
-      !s.ok()) {
-    return s;
-  }
-  if ((*reply)->type == REDIS_REPLY_NIL) return absl::OkStatus();
-  auto metadata = internal::ParseMetadata(ReplyText(**reply), key);
-  if (!metadata.ok()) return metadata.status();  // not ours: leave it
-  std::vector<std::string> keys;
-  for (uint64_t i = 0; i < metadata->num_shards; ++i) {
-    keys.push_back(internal::ShardKey(key_prefix, name, metadata->placement,
-                                      metadata->generation, i));
-  }
+  auto found = GetMetadata(connection, key);
+  if (!found.ok()) return found.status();  // not ours: leave it
+  if (!found->has_value()) return absl::OkStatus();
+  std::vector<std::string> keys = ShardKeysOf(key_prefix, name, **found);
   keys.push_back(key);
   return SharedFilterAccess::DeleteKeys(connection, keys);
 }
@@ -407,12 +418,8 @@ absl::StatusOr<SharedFilter> SharedFilter::Publish(
     // The previous generation's shards, if it was a filter of ours.
     auto old = internal::ParseMetadata(ReplyText(**reply), f.meta_key_);
     if (old.ok() && old->generation != metadata->generation) {
-      std::vector<std::string> keys;
-      for (uint64_t i = 0; i < old->num_shards; ++i) {
-        keys.push_back(internal::ShardKey(options.key_prefix, name,
-                                          old->placement, old->generation, i));
-      }
-      if (absl::Status s = SharedFilterAccess::DeleteKeys(connection, keys);
+      if (absl::Status s = SharedFilterAccess::DeleteKeys(
+              connection, ShardKeysOf(options.key_prefix, name, *old));
           !s.ok()) {
         return s;
       }
