@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -211,6 +212,31 @@ struct SharedFilterAccess {
           absl::StrCat("shared filter ", Quoted(f.name_), ": ", s.message()));
     }
     return s;
+  }
+
+  // Commands for one round trip, each sent to the slot of its key: Add
+  // them, then Run the batch.
+  struct Batch {
+    std::string buffer;
+    std::vector<size_t> ends;
+    std::vector<Request> requests;
+
+    void Add(uint16_t slot, std::initializer_list<std::string_view> args) {
+      AppendCommand(&buffer, args);
+      ends.push_back(buffer.size());
+      requests.push_back({slot, {}});
+    }
+    size_t size() const { return requests.size(); }
+    void clear() {
+      buffer.clear();
+      ends.clear();
+      requests.clear();
+    }
+  };
+  static absl::Status Run(SharedFilter& f, Batch* batch,
+                          std::vector<Reply>* replies) {
+    Bind(batch->buffer, batch->ends, &batch->requests);
+    return Run(f, batch->requests, replies);
   }
 
   // Points each request at its bytes in `buffer` (built first, because the

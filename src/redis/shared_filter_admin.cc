@@ -28,21 +28,16 @@ absl::Status SharedFilter::Expire(absl::Duration ttl) {
   const bool persist = ttl == absl::InfiniteDuration();
   const std::string ms =
       std::to_string(std::max<int64_t>(1, absl::ToInt64Milliseconds(ttl)));
-  std::string buffer;
-  std::vector<size_t> ends;
-  std::vector<Request> requests;
+  SharedFilterAccess::Batch batch;
   for (const std::string& key : keys) {
     if (persist) {
-      AppendCommand(&buffer, {"PERSIST", key});
+      batch.Add(internal::KeySlot(key), {"PERSIST", key});
     } else {
-      AppendCommand(&buffer, {"PEXPIRE", key, ms});
+      batch.Add(internal::KeySlot(key), {"PEXPIRE", key, ms});
     }
-    ends.push_back(buffer.size());
-    requests.push_back({internal::KeySlot(key), {}});
   }
-  SharedFilterAccess::Bind(buffer, ends, &requests);
   std::vector<Reply> replies;
-  if (absl::Status s = SharedFilterAccess::Run(*this, requests, &replies);
+  if (absl::Status s = SharedFilterAccess::Run(*this, &batch, &replies);
       !s.ok()) {
     return s;
   }
@@ -81,26 +76,18 @@ absl::StatusOr<absl::Duration> SharedFilter::Ttl() {
 
 absl::Status SharedFilter::Check() {
   // GET the metadata; per shard STRLEN and GETRANGE of its trailer.
-  std::string buffer;
-  std::vector<size_t> ends;
-  std::vector<Request> requests;
-  AppendCommand(&buffer, {"GET", meta_key_});
-  ends.push_back(buffer.size());
-  requests.push_back({internal::KeySlot(meta_key_), {}});
+  SharedFilterAccess::Batch batch;
+  batch.Add(internal::KeySlot(meta_key_), {"GET", meta_key_});
   for (uint64_t shard = 0; shard < num_shards_; ++shard) {
     const uint64_t bytes = SharedFilterAccess::ShardBytes(*this, shard);
-    AppendCommand(&buffer, {"STRLEN", shard_keys_[shard]});
-    ends.push_back(buffer.size());
-    requests.push_back({shard_slots_[shard], {}});
-    AppendCommand(&buffer, {"GETRANGE", shard_keys_[shard],
-                            std::to_string(bytes - internal::kTrailerBytes),
-                            std::to_string(bytes - 1)});
-    ends.push_back(buffer.size());
-    requests.push_back({shard_slots_[shard], {}});
+    batch.Add(shard_slots_[shard], {"STRLEN", shard_keys_[shard]});
+    batch.Add(shard_slots_[shard],
+              {"GETRANGE", shard_keys_[shard],
+               std::to_string(bytes - internal::kTrailerBytes),
+               std::to_string(bytes - 1)});
   }
-  SharedFilterAccess::Bind(buffer, ends, &requests);
   std::vector<Reply> replies;
-  if (absl::Status s = SharedFilterAccess::Run(*this, requests, &replies);
+  if (absl::Status s = SharedFilterAccess::Run(*this, &batch, &replies);
       !s.ok()) {
     return s;
   }
@@ -142,20 +129,15 @@ absl::Status SharedFilter::Check() {
 }
 
 absl::StatusOr<uint64_t> SharedFilter::ApproximateCount() {
-  std::string buffer;
-  std::vector<size_t> ends;
-  std::vector<Request> requests;
+  SharedFilterAccess::Batch batch;
   for (uint64_t shard = 0; shard < num_shards_; ++shard) {
     const uint64_t block_bytes =
         SharedFilterAccess::ShardBlocks(*this, shard) * kBlockBytes;
-    AppendCommand(&buffer, {"BITCOUNT", shard_keys_[shard], "0",
-                            std::to_string(block_bytes - 1)});
-    ends.push_back(buffer.size());
-    requests.push_back({shard_slots_[shard], {}});
+    batch.Add(shard_slots_[shard], {"BITCOUNT", shard_keys_[shard], "0",
+                                    std::to_string(block_bytes - 1)});
   }
-  SharedFilterAccess::Bind(buffer, ends, &requests);
   std::vector<Reply> replies;
-  if (absl::Status s = SharedFilterAccess::Run(*this, requests, &replies);
+  if (absl::Status s = SharedFilterAccess::Run(*this, &batch, &replies);
       !s.ok()) {
     return s;
   }
@@ -175,15 +157,12 @@ absl::StatusOr<uint64_t> SharedFilter::ApproximateCount() {
 absl::StatusOr<std::string> SharedFilter::Download(
     const WriteOptions& options) {
   std::vector<uint8_t> bits(shape_.size_bytes());
-  std::string buffer;
-  std::vector<size_t> ends;
-  std::vector<Request> requests;
+  SharedFilterAccess::Batch batch;
   std::vector<std::pair<uint64_t, uint64_t>> pieces;  // (offset, length)
   std::vector<uint64_t> piece_shard;
   auto flush = [&]() -> absl::Status {
-    SharedFilterAccess::Bind(buffer, ends, &requests);
     std::vector<Reply> replies;
-    absl::Status s = SharedFilterAccess::Run(*this, requests, &replies);
+    absl::Status s = SharedFilterAccess::Run(*this, &batch, &replies);
     for (size_t i = 0; s.ok() && i < replies.size(); ++i) {
       const redisReply& reply = *replies[i];
       const std::string& key = shard_keys_[piece_shard[i]];
@@ -197,9 +176,7 @@ absl::StatusOr<std::string> SharedFilter::Download(
         std::memcpy(bits.data() + pieces[i].first, reply.str, reply.len);
       }
     }
-    buffer.clear();
-    ends.clear();
-    requests.clear();
+    batch.clear();
     pieces.clear();
     piece_shard.clear();
     return s;
@@ -210,19 +187,17 @@ absl::StatusOr<std::string> SharedFilter::Download(
     const uint64_t base = shard * blocks_per_shard_ * kBlockBytes;
     for (uint64_t offset = 0; offset < block_bytes; offset += kTransferBytes) {
       const uint64_t length = std::min(kTransferBytes, block_bytes - offset);
-      AppendCommand(&buffer,
-                    {"GETRANGE", shard_keys_[shard], std::to_string(offset),
-                     std::to_string(offset + length - 1)});
-      ends.push_back(buffer.size());
-      requests.push_back({shard_slots_[shard], {}});
+      batch.Add(shard_slots_[shard],
+                {"GETRANGE", shard_keys_[shard], std::to_string(offset),
+                 std::to_string(offset + length - 1)});
       pieces.push_back({base + offset, length});
       piece_shard.push_back(shard);
-      if (requests.size() >= kTransfersPerRoundTrip) {
+      if (batch.size() >= kTransfersPerRoundTrip) {
         if (absl::Status s = flush(); !s.ok()) return s;
       }
     }
   }
-  if (!requests.empty()) {
+  if (batch.size() > 0) {
     if (absl::Status s = flush(); !s.ok()) return s;
   }
   // Still the filter we opened? (A Publish with replace would have switched
