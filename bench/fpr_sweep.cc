@@ -24,6 +24,7 @@
 #include "bench/fastlocal_bloom.h"
 #include "bench/leveldb_bloom.h"
 #include "bench/parquet_sbbf.h"
+#include "bench/splitmix.h"
 #include "bench/standard_bloom.h"
 #include "blockbloom/filter.h"
 #include "leveldb/filter_policy.h"
@@ -34,13 +35,6 @@
 
 namespace blockbloom::bench {
 namespace {
-
-uint64_t SplitMix64(uint64_t& state) {
-  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 // E over a Poisson(lambda) block load i of f(i).
 template <typename F>

@@ -48,6 +48,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "bench/splitmix.h"
 #include "blockbloom/leveldb.h"
 #include "leveldb/filter_policy.h"
 #include "leveldb/slice.h"
@@ -79,12 +80,7 @@ ABSL_FLAG(uint64_t, seed, 1, "seed of the key generator");
 
 namespace {
 
-uint64_t SplitMix64(uint64_t& state) {
-  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
+using blockbloom::bench::SplitMix64;
 
 // A policy that does nothing: the cost of the loop and the virtual call.
 class NullPolicy final : public leveldb::FilterPolicy {

@@ -27,18 +27,12 @@
 
 #include "bench/fastlocal_bloom.h"
 #include "bench/parquet_sbbf.h"
+#include "bench/splitmix.h"
 #include "blockbloom/filter.h"
 #include "blockbloom/sizing.h"
 
 namespace blockbloom::bench {
 namespace {
-
-uint64_t SplitMix64(uint64_t& state) {
-  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 std::vector<uint64_t> Hashes(size_t n, uint64_t seed) {
   std::vector<uint64_t> h(n);

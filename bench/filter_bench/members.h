@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/splitmix.h"
+
 namespace blockbloom::bench {
 
 constexpr size_t KiB = size_t{1} << 10;
@@ -19,13 +21,6 @@ constexpr size_t GiB = size_t{1} << 30;
 
 constexpr size_t kProbeHashes = size_t{1} << 20;  // 8 MiB, cycled through
 constexpr size_t kChunk = size_t{1} << 16;  // member hashes per generated run
-
-inline uint64_t SplitMix64(uint64_t& state) {
-  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 std::string SizeName(size_t bytes);
 
