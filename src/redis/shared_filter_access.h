@@ -215,7 +215,7 @@ struct SharedFilterAccess {
   }
 
   // Commands for one round trip, each sent to the slot of its key: Add
-  // them, then Run the batch.
+  // them, then Run the batch (or hand Requests() to a Router).
   struct Batch {
     std::string buffer;
     std::vector<size_t> ends;
@@ -227,16 +227,21 @@ struct SharedFilterAccess {
       requests.push_back({slot, {}});
     }
     size_t size() const { return requests.size(); }
+    bool empty() const { return requests.empty(); }
     void clear() {
       buffer.clear();
       ends.clear();
       requests.clear();
     }
+    // The requests, pointed at their bytes (valid until the next Add).
+    const std::vector<Request>& Requests() {
+      Bind(buffer, ends, &requests);
+      return requests;
+    }
   };
   static absl::Status Run(SharedFilter& f, Batch* batch,
                           std::vector<Reply>* replies) {
-    Bind(batch->buffer, batch->ends, &batch->requests);
-    return Run(f, batch->requests, replies);
+    return Run(f, batch->Requests(), replies);
   }
 
   // Points each request at its bytes in `buffer` (built first, because the

@@ -82,17 +82,12 @@ absl::Status SharedFilterAccess::DeleteKeys(
     Connection* connection, const std::vector<std::string>& keys) {
   // UNLINK frees big strings in a background thread: deleting a 1 GiB
   // filter does not stall the server (DEL took ~90 ms).
-  std::string buffer;
-  std::vector<size_t> ends;
-  std::vector<Request> requests;
+  Batch batch;
   for (const std::string& key : keys) {
-    AppendCommand(&buffer, {"UNLINK", key});
-    ends.push_back(buffer.size());
-    requests.push_back({internal::KeySlot(key), {}});
+    batch.Add(internal::KeySlot(key), {"UNLINK", key});
   }
-  Bind(buffer, ends, &requests);
   std::vector<Reply> replies;
-  if (absl::Status s = router(connection).Execute(requests, &replies);
+  if (absl::Status s = router(connection).Execute(batch.Requests(), &replies);
       !s.ok()) {
     return s;
   }
@@ -112,18 +107,14 @@ absl::Status SharedFilterAccess::CreateShards(SharedFilter& f,
   const std::string trailer = Trailer(f.generation_);
   const std::string pending_ms =
       std::to_string(absl::ToInt64Milliseconds(kPendingShardTtl));
-  std::string buffer;
-  std::vector<size_t> ends;
-  std::vector<Request> requests;
+  Batch batch;
   std::vector<std::string> what;
   uint64_t allocated = 0;
   uint64_t created = 0;  // shards [0, created) exist
   absl::Time renewed = absl::Now();
   auto add = [&](std::initializer_list<std::string_view> command, uint16_t slot,
                  std::string_view doing, std::string_view key) {
-    AppendCommand(&buffer, command);
-    ends.push_back(buffer.size());
-    requests.push_back({slot, {}});
+    batch.Add(slot, command);
     what.push_back(absl::StrCat(internal::Av(doing), " ", Quoted(key)));
   };
   auto flush = [&]() -> absl::Status {
@@ -142,15 +133,12 @@ absl::Status SharedFilterAccess::CreateShards(SharedFilter& f,
       renewed = absl::Now();
     }
     allocated = 0;
-    Bind(buffer, ends, &requests);
     std::vector<Reply> replies;
-    absl::Status s = Run(f, requests, &replies);
+    absl::Status s = Run(f, &batch, &replies);
     for (size_t i = 0; s.ok() && i < replies.size(); ++i) {
       s = internal::CheckReply(*replies[i], what[i]);
     }
-    buffer.clear();
-    ends.clear();
-    requests.clear();
+    batch.clear();
     what.clear();
     return s;
   };
@@ -181,17 +169,17 @@ absl::Status SharedFilterAccess::CreateShards(SharedFilter& f,
         add({"SETRANGE", key, std::to_string(offset),
              std::string_view(reinterpret_cast<const char*>(piece), length)},
             slot, "SETRANGE", key);
-        if (requests.size() >= kTransfersPerRoundTrip) {
+        if (batch.size() >= kTransfersPerRoundTrip) {
           if (absl::Status s = flush(); !s.ok()) return s;
         }
       }
     }
-    if (requests.size() >= kTransfersPerRoundTrip ||
+    if (batch.size() >= kTransfersPerRoundTrip ||
         allocated >= kAllocatedBytesPerRoundTrip) {
       if (absl::Status s = flush(); !s.ok()) return s;
     }
   }
-  return requests.empty() ? absl::OkStatus() : flush();
+  return batch.empty() ? absl::OkStatus() : flush();
 }
 
 absl::Status SharedFilterAccess::CommitShards(SharedFilter& f,
@@ -199,21 +187,16 @@ absl::Status SharedFilterAccess::CommitShards(SharedFilter& f,
   const bool persist = ttl == absl::InfiniteDuration();
   const std::string ms =
       std::to_string(std::max<int64_t>(1, absl::ToInt64Milliseconds(ttl)));
-  std::string buffer;
-  std::vector<size_t> ends;
-  std::vector<Request> requests;
+  Batch batch;
   for (uint64_t shard = 0; shard < f.num_shards_; ++shard) {
     if (persist) {
-      AppendCommand(&buffer, {"PERSIST", f.shard_keys_[shard]});
+      batch.Add(f.shard_slots_[shard], {"PERSIST", f.shard_keys_[shard]});
     } else {
-      AppendCommand(&buffer, {"PEXPIRE", f.shard_keys_[shard], ms});
+      batch.Add(f.shard_slots_[shard], {"PEXPIRE", f.shard_keys_[shard], ms});
     }
-    ends.push_back(buffer.size());
-    requests.push_back({f.shard_slots_[shard], {}});
   }
-  Bind(buffer, ends, &requests);
   std::vector<Reply> replies;
-  if (absl::Status s = Run(f, requests, &replies); !s.ok()) return s;
+  if (absl::Status s = Run(f, &batch, &replies); !s.ok()) return s;
   for (size_t i = 0; i < replies.size(); ++i) {
     const std::string& key = f.shard_keys_[i];
     if (absl::Status s = internal::CheckReply(

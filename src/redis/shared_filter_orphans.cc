@@ -131,17 +131,14 @@ absl::StatusOr<uint64_t> SharedFilter::DeleteOrphans(
   }
   if (candidates.empty()) return 0;
   // Only strings that end in their generation's trailer are our shards.
-  std::string buffer;
-  std::vector<size_t> ends;
-  std::vector<Request> requests;
+  SharedFilterAccess::Batch batch;
   for (const std::string& key : candidates) {
-    AppendCommand(&buffer, {"GETRANGE", key, "-8", "-1"});
-    ends.push_back(buffer.size());
-    requests.push_back({internal::KeySlot(key), {}});
+    batch.Add(internal::KeySlot(key), {"GETRANGE", key, "-8", "-1"});
   }
-  SharedFilterAccess::Bind(buffer, ends, &requests);
   std::vector<Reply> replies;
-  if (absl::Status s = router.Execute(requests, &replies); !s.ok()) return s;
+  if (absl::Status s = router.Execute(batch.Requests(), &replies); !s.ok()) {
+    return s;
+  }
   std::vector<std::string> doomed;
   for (size_t i = 0; i < candidates.size(); ++i) {
     if (replies[i]->type == REDIS_REPLY_STRING &&
