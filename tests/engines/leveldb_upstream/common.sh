@@ -13,6 +13,8 @@
 #               (default $LU_REPO/build/leveldb-upstream)
 #   LU_BB_BUILD the blockbloom build tree to link (default $LU_REPO/build/release)
 #   LU_JOBS     parallel build jobs (default nproc)
+#   LU_SUITE    1: configure the wrapper with -DLU_SUITE=ON (LevelDB's whole
+#               test suite, suite.cmake) in a build folder of its own
 
 # Exit code when LevelDB's source cannot be fetched, so that callers
 # (ctest's SKIP_RETURN_CODE, scripts/test) can tell "skipped" from "failed".
@@ -142,14 +144,22 @@ lu_build() {
   lu_shared cmake --build "$LU_BB_BUILD" -j "$LU_JOBS" \
     --target blockbloom blockbloom_leveldb >/dev/null
   # Inside the blockbloom build tree it links: one wrapper build per tree.
+  # The suite's LevelDB has an edited Options() that the default mode's
+  # programs could not link, so it gets a folder of its own.
   LU_OUT=$LU_BB_BUILD/leveldb-upstream
+  local suite=()
+  if [ "${LU_SUITE:-0}" = 1 ]; then
+    LU_OUT=$LU_BB_BUILD/leveldb-upstream-suite
+    suite=(-DLU_SUITE=ON)
+  fi
   local prefix=$LU_OUT/blockbloom-prefix
   rm -rf "$prefix"
   cmake --install "$LU_BB_BUILD" --component core --prefix "$prefix" >/dev/null
   cmake --install "$LU_BB_BUILD" --component leveldb --prefix "$prefix" >/dev/null
   lu_shared cmake -S "$here" -B "$LU_OUT" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     "${launcher[@]}" -DLEVELDB_SOURCE_DIR="$LU_SRC" \
-    -DCMAKE_PREFIX_PATH="$prefix" >"$LU_OUT.configure.log" 2>&1 ||
+    -DCMAKE_PREFIX_PATH="$prefix" ${suite[@]+"${suite[@]}"} \
+    >"$LU_OUT.configure.log" 2>&1 ||
     { cat "$LU_OUT.configure.log" >&2; exit 1; }
   lu_log "building $* in $LU_OUT (log: $LU_OUT.build.log)"
   lu_shared cmake --build "$LU_OUT" -j "$LU_JOBS" --target "$@" \
