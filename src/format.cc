@@ -1,4 +1,4 @@
-// Filter block format v2 (docs/FORMAT.md is the spec; this is its reference
+// Filter block format v3 (docs/FORMAT.md is the spec; this is its reference
 // implementation). Every integer is little-endian. The last byte of every
 // blockbloom filter block is a tag that says what the block holds before
 // anything else is read:
@@ -6,9 +6,13 @@
 //   0xB0 + (major - 1)        full encoding:    payload | 56-byte footer
 //   0xC0 + (k - 1)            compact, seed 0:  bits | crc16 | tag
 //   0xD0 + (k - 1)            compact, seeded:  bits | seed u64 | crc16 | tag
+//   0x90 + l, l <= 14         packed, set:      set* | crc16 | tag  (v3)
+//   0x9F                      reserved for a later encoding
+//   0xA0 + (k - 1)            packed, spread:   bits* | crc16 | tag (v3)
 //   0xE0 + (k - 1)            packed, spread:   bits | crc16 | tag  (v2)
 //   0xF0 + l, l <= 14         packed, set:      set | crc16 | tag  (v2)
 //   0xFF                      reserved for a later encoding
+// (*: the first 8 bytes whitened, see PackedWhitening.)
 
 #include "blockbloom/format.h"
 
@@ -18,6 +22,7 @@
 #include <cstring>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -36,10 +41,14 @@ constexpr int kMinorVersion = 0;
 constexpr uint8_t kFullTag = 0xB0;           // + major - 1
 constexpr uint8_t kCompactTag = 0xC0;        // + k - 1
 constexpr uint8_t kCompactSeededTag = 0xD0;  // + k - 1
-constexpr uint8_t kPackedSpreadTag = 0xE0;   // + k - 1
-constexpr uint8_t kPackedSetTag = 0xF0;      // + l
+constexpr uint8_t kPackedSpreadTag = 0xE0;   // + k - 1 (v2)
+constexpr uint8_t kPackedSetTag = 0xF0;      // + l (v2)
 constexpr uint8_t kReservedTag = 0xFF;       // a later encoding
-constexpr int kPackedVersion = 2;
+constexpr uint8_t kPacked3SetTag = 0x90;     // + l
+constexpr uint8_t kPacked3ReservedTag = 0x9F;
+constexpr uint8_t kPacked3SpreadTag = 0xA0;  // + k - 1
+constexpr int kPackedVersion = 3;
+constexpr int kPackedVersion2 = 2;
 
 constexpr size_t kCompactTrailerBytes = 3;  // crc16, tag
 constexpr size_t kSeedBytes = 8;
@@ -139,6 +148,30 @@ uint16_t PackedChecksum(absl::Span<const uint8_t> block, uint64_t seed) {
   return Crc16(crc, block.data() + n - 1, 1);
 }
 
+// Version 3 of the packed encoding stores the payload's first 8 bytes XORed
+// with a 64-bit hash of the rest of it (and the seed). Why: LevelDB's probes
+// go through a per-thread cache of verified blocks (src/probe_cache.h) that
+// recognizes a block by its length and its first and last 8 bytes, the last
+// holding the CRC-16. Two filters of nearly the same keys (a data block
+// rewritten with one key replaced) often differ only in between, so only
+// the CRC-16 told them apart, all but once in 65,536 (docs/FORMAT.md has
+// the figures). Whitened,
+// the first 8 bytes change with any byte of the payload, so the cache's key
+// covers the whole block at no cost per probe and no byte of the budget.
+// Payloads of 8 bytes or less are not whitened: the key's 16 bytes cover
+// the whole block already.
+uint64_t PackedWhitening(const uint8_t* payload, size_t payload_bytes,
+                         uint64_t seed) {
+  if (payload_bytes <= 8) return 0;
+  return XXH3_64bits_withSeed(payload + 8, payload_bytes - 8, seed);
+}
+void WhitenPacked(uint8_t* payload, size_t payload_bytes, uint64_t seed) {
+  if (payload_bytes <= 8) return;
+  const uint64_t first =
+      Get<uint64_t>(payload) ^ PackedWhitening(payload, payload_bytes, seed);
+  Put<uint64_t>(payload, first);
+}
+
 // The shape a compact block of `bytes` bytes of bits holds: the one the
 // sizing functions give a filter of that many bits. Up to 1 KiB, one block
 // of 16 lanes of bytes / 2 bits; beyond, 64-byte blocks of 32-bit lanes.
@@ -179,6 +212,9 @@ struct Parsed {
   FilterInfo info;
   absl::Span<const uint8_t> payload;
   internal::SetParams set;  // a packed set's geometry (layout kSet)
+  // A v3 packed payload with its first 8 bytes restored (payload points
+  // here then; empty otherwise).
+  std::vector<uint8_t> restored;
 };
 
 absl::Status CheckShape(const FilterShape& shape) {
@@ -369,10 +405,11 @@ absl::StatusOr<Parsed> ParsePacked(absl::Span<const uint8_t> block,
           stored, crc, options.seed));
     }
   }
+  const bool v3 = tag < kFullTag;
   Parsed p;
   FilterInfo& info = p.info;
   info.encoding = Encoding::kPacked;
-  info.major_version = kPackedVersion;
+  info.major_version = v3 ? kPackedVersion : kPackedVersion2;
   info.minor_version = 0;
   info.seed = options.seed;
   info.compression = Compression::kNone;
@@ -380,7 +417,12 @@ absl::StatusOr<Parsed> ParsePacked(absl::Span<const uint8_t> block,
   info.overhead_bytes = internal::kPackedTrailerBytes;
   info.total_bytes = n;
   p.payload = block.subspan(0, payload_bytes);
-  if ((tag & 0xF0) == kPackedSpreadTag) {
+  if (v3 && payload_bytes > 8) {
+    p.restored.assign(p.payload.begin(), p.payload.end());
+    WhitenPacked(p.restored.data(), p.restored.size(), options.seed);
+    p.payload = absl::MakeConstSpan(p.restored);
+  }
+  if ((tag & 0xF0) == kPackedSpreadTag || (tag & 0xF0) == kPacked3SpreadTag) {
     info.layout = Layout::kSpread;
     info.shape = {1, (tag & 0x0F) + 1, 0};
     return p;
@@ -404,19 +446,22 @@ absl::StatusOr<Parsed> Parse(absl::Span<const uint8_t> block,
                              const ReadOptions& options) {
   if (block.empty()) return Corrupt("empty input");
   const uint8_t tag = block.back();
-  if (tag == kReservedTag) {
+  if (tag == kReservedTag || tag == kPacked3ReservedTag) {
     return absl::UnimplementedError(absl::StrFormat(
         "blockbloom filter: tag 0x%02x is an encoding of a later version; "
-        "this reader knows versions 1 and %d",
+        "this reader knows versions 1 to %d",
         tag, kPackedVersion));
   }
-  if (tag >= kPackedSpreadTag) return ParsePacked(block, options);
+  if (tag >= kPackedSpreadTag ||
+      (tag >= kPacked3SetTag && tag < kPacked3SpreadTag + 16)) {
+    return ParsePacked(block, options);
+  }
   if ((tag & 0xF0) == kCompactTag || (tag & 0xF0) == kCompactSeededTag) {
     return ParseCompact(block, options);
   }
   if ((tag & 0xF0) != kFullTag) {
     return Corrupt(absl::StrFormat(
-        "not a blockbloom filter block (last byte 0x%02x, expected 0xB0-0xFE)",
+        "not a blockbloom filter block (last byte 0x%02x, expected 0x90-0xFE)",
         tag));
   }
   const int major = (tag & 0x0F) + 1;
@@ -455,12 +500,13 @@ void AppendPacked(const Filter& filter, std::string* dst) {
   dst->append(reinterpret_cast<const char*>(bits.data()), bits.size());
   const uint8_t tag =
       filter.layout() == Layout::kSet
-          ? static_cast<uint8_t>(kPackedSetTag + filter.set_low_bits())
-          : static_cast<uint8_t>(kPackedSpreadTag + filter.num_probes() - 1);
+          ? static_cast<uint8_t>(kPacked3SetTag + filter.set_low_bits())
+          : static_cast<uint8_t>(kPacked3SpreadTag + filter.num_probes() - 1);
   const char trailer[3] = {0, 0, static_cast<char>(tag)};
   dst->append(trailer, sizeof(trailer));
   uint8_t* block = reinterpret_cast<uint8_t*>(dst->data()) + start;
   const size_t n = dst->size() - start;
+  WhitenPacked(block, bits.size(), filter.seed());
   Put<uint16_t>(block + n - 3, PackedChecksum({block, n}, filter.seed()));
 }
 
@@ -611,10 +657,12 @@ absl::StatusOr<Filter> OpenFilter(absl::Span<const uint8_t> bytes,
   if (!parsed.ok()) return parsed.status();
   const FilterInfo& info = parsed->info;
   if (info.encoding == Encoding::kPacked) {
+    // A restored v3 payload dies with `parsed`: the filter keeps a copy.
     return internal::OpenPackedFilter(
         parsed->payload, info.layout,
         info.layout == Layout::kSet ? info.set_low_bits : info.shape.num_probes,
-        info.seed, info.layout == Layout::kSet ? &parsed->set : nullptr);
+        info.seed, info.layout == Layout::kSet ? &parsed->set : nullptr,
+        /*copy_payload=*/!parsed->restored.empty());
   }
   if (info.compression == Compression::kNone) {
     return Filter::Wrap(parsed->payload, info.shape, info.seed, info.num_keys);

@@ -123,19 +123,28 @@ absl::StatusOr<Filter> BuildPackedFilter(std::vector<uint64_t>* hashes,
 
 absl::StatusOr<Filter> OpenPackedFilter(absl::Span<const uint8_t> payload,
                                         Layout layout, int param, uint64_t seed,
-                                        const SetParams* set) {
+                                        const SetParams* set,
+                                        bool copy_payload) {
   if (layout == Layout::kSpread) {
-    return SpreadFilter(nullptr, payload.data(), payload.size(), param, seed,
-                        0);
+    if (!copy_payload) {
+      return SpreadFilter(nullptr, payload.data(), payload.size(), param, seed,
+                          0);
+    }
+    absl::StatusOr<std::unique_ptr<AlignedBuffer>> copy =
+        AlignedBuffer::Create(payload.size());
+    if (!copy.ok()) return copy.status();
+    uint8_t* data = (*copy)->data();
+    std::memcpy(data, payload.data(), payload.size());
+    return SpreadFilter(*std::move(copy), data, payload.size(), param, seed, 0);
   }
-  if (set != nullptr) return SetFilter(payload, *set, seed, false);
+  if (set != nullptr) return SetFilter(payload, *set, seed, copy_payload);
   SetParams params;
   if (!ParseSet(payload.data(), 8 * payload.size(), param, &params)) {
     return absl::DataLossError(absl::StrCat(
         "blockbloom filter: the packed set's ", payload.size(),
         " bytes are not a set of ", param, "-bit fingerprint lows"));
   }
-  return SetFilter(payload, params, seed, /*copy_payload=*/false);
+  return SetFilter(payload, params, seed, copy_payload);
 }
 
 }  // namespace blockbloom::internal

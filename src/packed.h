@@ -50,12 +50,14 @@ absl::StatusOr<Filter> BuildPackedFilter(std::vector<uint64_t>* hashes,
                                          int empty_k);
 
 // A filter over a packed payload (already verified). A kSpread filter is
-// probed in place (`payload` must outlive it); a kSet filter copies what it
-// needs into its index. DataLoss if the payload is not a set of that l.
-// `set`: the set's geometry, if the caller has parsed it (ParseSet) already.
+// probed in place (`payload` must outlive it) unless `copy_payload`, when it
+// keeps a copy; a kSet filter copies what it needs into its index. DataLoss
+// if the payload is not a set of that l. `set`: the set's geometry, if the
+// caller has parsed it (ParseSet) already.
 absl::StatusOr<Filter> OpenPackedFilter(absl::Span<const uint8_t> payload,
                                         Layout layout, int param, uint64_t seed,
-                                        const SetParams* set = nullptr);
+                                        const SetParams* set = nullptr,
+                                        bool copy_payload = false);
 
 }  // namespace blockbloom::internal
 

@@ -25,17 +25,14 @@
 //    damage in the first or last 8 bytes changes the key, so it is verified
 //    afresh and fails open;
 //  - two different blocks would have to agree in length, 16 bytes and their
-//    CRC-16 to be confused. For unrelated filters that is below 2^-100;
-//    for two filters of nearly the same keys it is not: with one key
-//    replaced, the first and last 8 bytes stay the same in 11% of 36-key
-//    filters, 70% at 140 keys and 96% at 1,000 (the change sits in the
-//    middle), and then the CRC-16 alone tells them apart, all but once in
-//    65,536 (docs/FORMAT.md has the figures). It takes such a pair at the
-//    same address (or bucket), in the same thread's cache (a table rewritten by
-//    a compaction, its filter block allocated where the old one was freed), and
-//    a probe of the key the old filter lacks. Closing it for good needs the
-//    whole block in the key, which costs a pass over the block per probe
-//    (docs/FORMAT.md, "Integrity without a checksum per probe").
+//    CRC-16 to be confused. Packed blocks of format version 3 store their
+//    first 8 bytes XORed with a 64-bit hash of the rest, so two blocks as
+//    written that differ anywhere differ there too: they share a key once
+//    in 2^64. Version 2 blocks (tables written before) do not: two filters
+//    of nearly the same keys (one key replaced) often agree in both ends
+//    (11% of 36-key filters, 70% at 140 keys), and then only their CRC-16
+//    tells them apart, all but once in 65,536 (docs/FORMAT.md, "Integrity
+//    without a checksum per probe").
 // A block that fails verification is cached as "match all" (fail open), so
 // a damaged filter costs its verification once, not on every probe.
 //

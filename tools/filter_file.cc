@@ -212,8 +212,9 @@ absl::StatusOr<std::unique_ptr<FilterFile>> LoadFilterFile(
     // Packed blocks are LevelDB's per-data-block filters; the tool's reports
     // (fill, shape, key estimates) are those of blocked filters.
     return absl::UnimplementedError(absl::StrCat(
-        file->path,
-        ": a packed filter block (format version 2, written by the LevelDB "
+        file->path, ": a packed filter block (format version ",
+        info->major_version,
+        ", written by the LevelDB "
         "adapter); this command reads the compact and full encodings"));
   }
   file->info = *info;

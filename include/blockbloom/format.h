@@ -10,11 +10,12 @@
 //   }
 //
 // Three encodings share one reader:
-// - packed (format version 2): a block of exactly the size a LevelDB filter
-//   of the same keys and bits/key takes, 3-byte trailer included, holding a
-//   one-block Bloom filter or a compressed fingerprint set, whichever is
-//   more accurate (FilterOptions::packed). For the filters LevelDB builds per
-//   data block. The hash seed is not stored but mixed into the checksum.
+// - packed (format version 3; version 2 still read): a block of exactly the
+//   size a LevelDB filter of the same keys and bits/key takes, 3-byte
+//   trailer included, holding a one-block Bloom filter or a compressed
+//   fingerprint set, whichever is more accurate (FilterOptions::packed). For
+//   the filters LevelDB builds per data block. The hash seed is not stored
+//   but mixed into the checksum.
 // - compact (version 1): the bits, then a 3-byte trailer (11 with a seed).
 //   Still read; written for small filters that are not packed.
 // - full: the bits (optionally zstd-compressed), then a 56-byte footer with
