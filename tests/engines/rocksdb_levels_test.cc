@@ -174,9 +174,22 @@ TEST(RocksDBLevelsTest, EveryTableGetsItsLevelsBitsAndNoKeyIsMissed) {
       const auto& p =
           by_name.at(std::filesystem::path(f.name).filename().string());
       ++tables;
-      const auto match = by_size.find({p->num_entries, p->filter_size});
-      ASSERT_NE(match, by_size.end()) << f.name;
-      EXPECT_LE(match->second->level, level.level) << f.name;
+      // Filters of the same key count and size can have been built at
+      // several levels (RocksDB's background compactions decide which):
+      // the table is the one built at its level if there is one, else one
+      // built above it and moved down.
+      const auto [begin, end] =
+          by_size.equal_range({p->num_entries, p->filter_size});
+      ASSERT_NE(begin, end) << f.name;
+      auto match = end;
+      for (auto it = begin; it != end; ++it) {
+        if (it->second->level > level.level) continue;
+        if (match == end || it->second->level > match->second->level) {
+          match = it;
+        }
+      }
+      ASSERT_NE(match, end)
+          << f.name << ": only built below level " << level.level;
       if (match->second->level != level.level) {
         ++moved;
         continue;
