@@ -12,7 +12,7 @@
 //   0xE0 + (k - 1)            packed, spread:   bits | crc16 | tag  (v2)
 //   0xF0 + l, l <= 14         packed, set:      set | crc16 | tag  (v2)
 //   0xFF                      reserved for a later encoding
-// (*: the first 8 bytes whitened, see PackedWhitening.)
+// (*: the first 8 bytes whitened, see WhitenPacked.)
 
 #include "blockbloom/format.h"
 
@@ -154,22 +154,17 @@ uint16_t PackedChecksum(absl::Span<const uint8_t> block, uint64_t seed) {
 // recognizes a block by its length and its first and last 8 bytes, the last
 // holding the CRC-16. Two filters of nearly the same keys (a data block
 // rewritten with one key replaced) often differ only in between, so only
-// the CRC-16 told them apart, all but once in 65,536 (docs/FORMAT.md has
-// the figures). Whitened,
-// the first 8 bytes change with any byte of the payload, so the cache's key
-// covers the whole block at no cost per probe and no byte of the budget.
-// Payloads of 8 bytes or less are not whitened: the key's 16 bytes cover
-// the whole block already.
-uint64_t PackedWhitening(const uint8_t* payload, size_t payload_bytes,
-                         uint64_t seed) {
-  if (payload_bytes <= 8) return 0;
-  return XXH3_64bits_withSeed(payload + 8, payload_bytes - 8, seed);
-}
+// the CRC-16 told them apart, all but once in 65,536 (docs/FORMAT.md has the
+// figures). Whitened, the first 8 bytes change with any byte of the payload,
+// so the cache's key covers the whole block at no cost per probe and no byte
+// of the budget. Payloads of 8 bytes or less are left as they are: the key's
+// 16 bytes cover the whole block already. Its own inverse (whiten a stored
+// payload to restore it).
 void WhitenPacked(uint8_t* payload, size_t payload_bytes, uint64_t seed) {
   if (payload_bytes <= 8) return;
-  const uint64_t first =
-      Get<uint64_t>(payload) ^ PackedWhitening(payload, payload_bytes, seed);
-  Put<uint64_t>(payload, first);
+  const uint64_t rest =
+      XXH3_64bits_withSeed(payload + 8, payload_bytes - 8, seed);
+  Put<uint64_t>(payload, Get<uint64_t>(payload) ^ rest);
 }
 
 // The shape a compact block of `bytes` bytes of bits holds: the one the
