@@ -29,10 +29,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.bits_per_key = 1 + (mode >> 4);  // 1 .. 16
   options.compact_small_filters = mode & 8;
   // (mode & 3) == 3: a packed filter (the LevelDB adapter's), fractional
-  // bits/key too.
+  // bits/key too; in the in-place encoding, or (mode & 4) the packed one.
   const bool packed = (mode & 3) == 3;
+  const bool in_place = packed && (mode & 4) == 0;
   if (packed) {
     options.packed = true;
+    options.fewer_false_positives = !in_place;
     options.bits_per_key += (mode & 8) ? 0.37 : 0;
   }
   auto builder = blockbloom::FilterBuilder::Create(options);
@@ -71,6 +73,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (stats.total_bytes != block.size() - 9) abort();
   blockbloom::ReadOptions read_options;
   read_options.seed = seed;  // packed blocks do not store it
+  read_options.allow_in_place = in_place;
   auto read = blockbloom::OpenFilter(
       blockbloom::AsBytes(std::string_view(block).substr(9)), read_options);
   if (!read.ok()) abort();

@@ -9,9 +9,11 @@
 #include "absl/base/attributes.h"
 #include "absl/strings/str_cat.h"
 #include "src/aligned_buffer.h"
+#include "src/filter_access.h"
 #include "src/fingerprint_set.h"
 #include "src/hash_chunks.h"
 #include "src/hash_inl.h"
+#include "src/in_place.h"
 #include "src/layout.h"
 #include "src/packed.h"
 #include "src/probe.h"
@@ -306,11 +308,16 @@ absl::StatusOr<Filter> FilterBuilder::Finish() {
         all.insert(all.end(), h, h + n);
       });
     }
+    const bool in_place = !options_.fewer_false_positives;
     const uint64_t payload_bytes =
         internal::PackedBlockBytes(num_keys, options_.bits_per_key) -
-        internal::kPackedTrailerBytes;
-    return internal::BuildPackedFilter(&all, payload_bytes, options_.seed,
-                                       DefaultProbes(options_.bits_per_key));
+        (in_place ? internal::kInPlaceTrailerBytes
+                  : internal::kPackedTrailerBytes);
+    absl::StatusOr<Filter> filter = internal::BuildPackedFilter(
+        &all, payload_bytes, options_.seed,
+        DefaultProbes(options_.bits_per_key), /*allow_set=*/!in_place);
+    if (filter.ok() && in_place) internal::FilterAccess::SetInPlace(&*filter);
+    return filter;
   }
   absl::StatusOr<FilterShape> shape = ShapeForKeys(num_keys);
   if (!shape.ok()) return shape.status();

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "src/in_place.h"
 #include "src/probe_cache.h"
 
 namespace blockbloom {
@@ -13,6 +14,9 @@ ReadOptions ReadOptionsOf(const FilterPolicy::Options& options) {
   ReadOptions read;
   read.verify_checksum = options.verify_checksum;
   read.seed = options.seed;
+  // A packed policy writes in-place blocks (or did, before the accuracy
+  // mode was chosen), whose integrity is the engine's block checksum.
+  read.allow_in_place = options.packed;
   return read;
 }
 
@@ -74,6 +78,7 @@ FilterPolicy::Builder FilterPolicy::NewBuilderWithBits(
   options.bits_per_key = bits_per_key;
   options.seed = options_.seed;
   options.packed = options_.packed;
+  options.fewer_false_positives = options_.fewer_false_positives;
   // Create() validated bits_per_key, the only thing that can fail here.
   return Builder(*FilterBuilder::Create(options));
 }
@@ -110,6 +115,10 @@ namespace {
 
 bool FilterPolicy::KeyMayMatch(std::string_view key,
                                absl::Span<const uint8_t> block) const {
+  if (!block.empty() && internal::IsInPlaceTag(block.back())) {
+    return internal::InPlaceMayMatch(block.data(), block.size(), options_.seed,
+                                     key);
+  }
   if (block.empty() || options_.probe_cache_bytes == 0) {
     return OpenAndProbe(key, block, cache_.read);
   }

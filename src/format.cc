@@ -6,6 +6,7 @@
 //   0xB0 + (major - 1)        full encoding:    payload | 56-byte footer
 //   0xC0 + (k - 1)            compact, seed 0:  bits | crc16 | tag
 //   0xD0 + (k - 1)            compact, seeded:  bits | seed u64 | crc16 | tag
+//   0x00 + (k - 1)            in-place spread:  bits | tag          (no crc)
 //   0x90 + l, l <= 14         packed, set:      set* | crc16 | tag  (v3)
 //   0x9F                      reserved for a later encoding
 //   0xA0 + (k - 1)            packed, spread:   bits* | crc16 | tag (v3)
@@ -27,8 +28,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "src/aligned_buffer.h"
+#include "src/filter_access.h"
 #include "src/fingerprint_set.h"
 #include "src/hash_inl.h"
+#include "src/in_place.h"
 #include "src/layout.h"
 #include "src/packed.h"
 #include "src/probe.h"
@@ -437,10 +440,49 @@ absl::StatusOr<Parsed> ParsePacked(absl::Span<const uint8_t> block,
   return p;
 }
 
+// The in-place encoding has nothing to verify: its tag gives k, its size
+// the bits, and the engine's block checksum protects both.
+absl::StatusOr<Parsed> ParseInPlace(absl::Span<const uint8_t> block,
+                                    const ReadOptions& options) {
+  const size_t n = block.size();
+  if (!internal::InPlaceSizeValid(n)) {
+    return Corrupt(absl::StrCat(
+        "inconsistent sizes: ", n, " bytes, an in-place filter has ",
+        internal::kInPlaceMinPayloadBytes + internal::kInPlaceTrailerBytes,
+        " to ",
+        internal::kInPlaceMaxPayloadBytes + internal::kInPlaceTrailerBytes));
+  }
+  Parsed p;
+  FilterInfo& info = p.info;
+  info.encoding = Encoding::kInPlace;
+  info.major_version = 1;
+  info.minor_version = 0;
+  info.layout = Layout::kSpread;
+  info.shape = {1, (block[n - 1] & 0x0F) + 1, 0};
+  info.seed = options.seed;
+  info.compression = Compression::kNone;
+  info.bits_bytes = info.payload_bytes = n - internal::kInPlaceTrailerBytes;
+  info.overhead_bytes = internal::kInPlaceTrailerBytes;
+  info.total_bytes = n;
+  p.payload = block.subspan(0, info.payload_bytes);
+  return p;
+}
+
 absl::StatusOr<Parsed> Parse(absl::Span<const uint8_t> block,
                              const ReadOptions& options) {
   if (block.empty()) return Corrupt("empty input");
   const uint8_t tag = block.back();
+  if (internal::IsInPlaceTag(tag)) {
+    if (!options.allow_in_place) {
+      return Corrupt(absl::StrFormat(
+          "not a blockbloom filter block this reader accepts (last byte "
+          "0x%02x is the tag of an in-place block, which has no checksum: a "
+          "storage engine's per-data-block filter, read only where the "
+          "engine verifies the bytes, with ReadOptions::allow_in_place)",
+          tag));
+    }
+    return ParseInPlace(block, options);
+  }
   if (tag == kReservedTag || tag == kPacked3ReservedTag) {
     return absl::UnimplementedError(absl::StrFormat(
         "blockbloom filter: tag 0x%02x is an encoding of a later version; "
@@ -456,7 +498,8 @@ absl::StatusOr<Parsed> Parse(absl::Span<const uint8_t> block,
   }
   if ((tag & 0xF0) != kFullTag) {
     return Corrupt(absl::StrFormat(
-        "not a blockbloom filter block (last byte 0x%02x, expected 0x90-0xFE)",
+        "not a blockbloom filter block (last byte 0x%02x, expected 0x00-0x0F "
+        "or 0x90-0xFE)",
         tag));
   }
   const int major = (tag & 0x0F) + 1;
@@ -503,6 +546,13 @@ void AppendPacked(const Filter& filter, std::string* dst) {
   const size_t n = dst->size() - start;
   WhitenPacked(block, bits.size(), filter.seed());
   Put<uint16_t>(block + n - 3, PackedChecksum({block, n}, filter.seed()));
+}
+
+void AppendInPlace(const Filter& filter, std::string* dst) {
+  const absl::Span<const uint8_t> bits = filter.bits();
+  dst->append(reinterpret_cast<const char*>(bits.data()), bits.size());
+  dst->push_back(
+      static_cast<char>(internal::kInPlaceTag + filter.num_probes() - 1));
 }
 
 absl::Status AppendFull(const Filter& filter, const WriteOptions& options,
@@ -560,11 +610,16 @@ absl::Status AppendFilter(const Filter& filter, const WriteOptions& options,
   }
   Encoding encoding = options.encoding;
   const bool packed = filter.layout() != Layout::kBlocked;
-  if (packed || encoding == Encoding::kPacked) {
-    if (encoding != Encoding::kAuto && encoding != Encoding::kPacked) {
+  if (packed || encoding == Encoding::kPacked ||
+      encoding == Encoding::kInPlace) {
+    const bool in_place = internal::FilterAccess::InPlace(filter);
+    const Encoding own = in_place ? Encoding::kInPlace : Encoding::kPacked;
+    if (packed && encoding != Encoding::kAuto && encoding != own) {
       return absl::InvalidArgumentError(
-          "a packed filter is written in the packed encoding only (kAuto or "
-          "kPacked)");
+          in_place ? "a packed filter sized for the in-place encoding is "
+                     "written in it only (kAuto or kInPlace)"
+                   : "a packed filter built with fewer_false_positives is "
+                     "written in the packed encoding only (kAuto or kPacked)");
     }
     if (options.compression != Compression::kNone) {
       return absl::InvalidArgumentError(
@@ -572,8 +627,8 @@ absl::Status AppendFilter(const Filter& filter, const WriteOptions& options,
     }
     if (!packed) {
       return absl::InvalidArgumentError(
-          "the packed encoding holds packed filters (FilterOptions::packed) "
-          "only; use Encoding::kCompact or kFull");
+          "the packed and in-place encodings hold packed filters "
+          "(FilterOptions::packed) only; use Encoding::kCompact or kFull");
     }
     if (filter.bits().size() < internal::kPackedMinPayloadBytes ||
         filter.bits().size() > internal::kPackedMaxPayloadBytes) {
@@ -583,9 +638,13 @@ absl::Status AppendFilter(const Filter& filter, const WriteOptions& options,
           filter.bits().size()));
     }
     const size_t start = dst->size();
-    AppendPacked(filter, dst);
+    if (in_place) {
+      AppendInPlace(filter, dst);
+    } else {
+      AppendPacked(filter, dst);
+    }
     if (stats != nullptr) {
-      stats->encoding = Encoding::kPacked;
+      stats->encoding = own;
       stats->bits_bytes = stats->payload_bytes = filter.bits().size();
       stats->total_bytes = dst->size() - start;
       stats->overhead_bytes = stats->total_bytes - stats->payload_bytes;
@@ -651,6 +710,12 @@ absl::StatusOr<Filter> OpenFilter(absl::Span<const uint8_t> bytes,
   absl::StatusOr<Parsed> parsed = Parse(bytes, options);
   if (!parsed.ok()) return parsed.status();
   const FilterInfo& info = parsed->info;
+  if (info.encoding == Encoding::kInPlace) {
+    absl::StatusOr<Filter> filter = internal::OpenPackedFilter(
+        parsed->payload, Layout::kSpread, info.shape.num_probes, info.seed);
+    if (filter.ok()) internal::FilterAccess::SetInPlace(&*filter);
+    return filter;
+  }
   if (info.encoding == Encoding::kPacked) {
     // A restored v3 payload dies with `parsed`: the filter keeps a copy.
     return internal::OpenPackedFilter(

@@ -231,6 +231,19 @@ inline constexpr uint32_t SpreadLaneStart(uint32_t num_bits, uint32_t lane) {
   return lane * (num_bits >> 4) + ((lane * (num_bits & 15)) >> 4);
 }
 
+// The bit of lane `lane` that a key uses in a one-block filter of
+// `num_bits` bits with spread lanes, as an index into the filter's bits:
+// the lane's start plus a multiply-shift range reduction of the lane's mix
+// into its width. `high` is the hash's high 32 bits where the layout mixes
+// them in (the packed and in-place encodings), 0 where it does not.
+inline constexpr uint32_t SpreadBit(uint32_t num_bits, uint32_t lo,
+                                    uint32_t high, uint32_t lane) {
+  const uint32_t start = SpreadLaneStart(num_bits, lane);
+  const uint32_t width = SpreadLaneStart(num_bits, lane + 1) - start;
+  const uint32_t mix = lo * kLaneSalt[lane] + high;
+  return start + static_cast<uint32_t>((uint64_t{mix} * width) >> 32);
+}
+
 // Marks `f` as a one-block filter of `num_bits` bits (in [16, 2^31)) with
 // spread lanes.
 inline void SpreadLanes(uint32_t num_bits, FilterRef* f) {
@@ -245,11 +258,8 @@ inline void ForEachBit(const FilterRef& f, uint64_t hash, Fn fn) {
   if (f.num_bits != 0) {  // one block of spread lanes
     const uint32_t high = f.mix_high ? static_cast<uint32_t>(hash >> 32) : 0;
     for (uint32_t set = f.lane_sets[Selector(lo)]; set != 0; set &= set - 1) {
-      const int lane = std::countr_zero(set);
-      const uint32_t start = SpreadLaneStart(f.num_bits, lane);
-      const uint32_t width = SpreadLaneStart(f.num_bits, lane + 1) - start;
-      const uint32_t mix = lo * kLaneSalt[lane] + high;
-      fn(uint64_t{start} + ((uint64_t{mix} * width) >> 32));
+      const uint32_t lane = static_cast<uint32_t>(std::countr_zero(set));
+      fn(uint64_t{SpreadBit(f.num_bits, lo, high, lane)});
     }
     return;
   }

@@ -78,7 +78,7 @@ PackedChoice ChoosePackedLayout(uint64_t num_keys, uint64_t payload_bits,
 
 absl::StatusOr<Filter> BuildPackedFilter(std::vector<uint64_t>* hashes,
                                          uint64_t payload_bytes, uint64_t seed,
-                                         int empty_k) {
+                                         int empty_k, bool allow_set) {
   if (payload_bytes < kPackedMinPayloadBytes ||
       payload_bytes > kPackedMaxPayloadBytes) {
     return absl::OutOfRangeError(
@@ -89,6 +89,11 @@ absl::StatusOr<Filter> BuildPackedFilter(std::vector<uint64_t>* hashes,
   const uint64_t num_keys = hashes->size();
   PackedChoice choice =
       ChoosePackedLayout(num_keys, 8 * payload_bytes, empty_k);
+  if (!allow_set && choice.layout == Layout::kSet) {
+    double rate;
+    choice = {Layout::kSpread,
+              OneBlockBestK(num_keys, 8 * payload_bytes, &rate), rate};
+  }
   if (choice.layout == Layout::kSet &&
       !SetFits(hashes, 8 * payload_bytes, choice.param)) {
     // Never for a set chosen on its merits (see kMaxGroupEntries); if the

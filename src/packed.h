@@ -42,12 +42,14 @@ PackedChoice ChoosePackedLayout(uint64_t num_keys, uint64_t payload_bits,
                                 int empty_k);
 
 // Builds the packed filter for `hashes` (adjacent duplicates already
-// dropped; reordered) in `payload_bytes` bytes of bits.
+// dropped; reordered) in `payload_bytes` bytes of bits: the more accurate
+// layout if `allow_set` (the packed encoding), else always kSpread (the
+// in-place encoding, src/in_place.h).
 // OutOfRange if payload_bytes is outside [kPackedMinPayloadBytes,
 // kPackedMaxPayloadBytes].
 absl::StatusOr<Filter> BuildPackedFilter(std::vector<uint64_t>* hashes,
                                          uint64_t payload_bytes, uint64_t seed,
-                                         int empty_k);
+                                         int empty_k, bool allow_set);
 
 // A filter over a packed payload (already verified). A kSpread filter is
 // probed in place (`payload` must outlive it) unless `copy_payload`, when it

@@ -33,6 +33,8 @@ const char* EncodingName(Encoding encoding) {
       return "full";
     case Encoding::kPacked:
       return "packed";
+    case Encoding::kInPlace:
+      return "in-place";
     case Encoding::kAuto:
       break;
   }

@@ -208,12 +208,15 @@ absl::StatusOr<std::unique_ptr<FilterFile>> LoadFilterFile(
   // size checked) without a second pass over the bits.
   absl::StatusOr<FilterInfo> info = InspectFilter(file->bytes, options);
   if (!info.ok()) return invalid(info.status());
-  if (info->encoding == Encoding::kPacked) {
-    // Packed blocks are LevelDB's per-data-block filters; the tool's reports
-    // (fill, shape, key estimates) are those of blocked filters.
+  if (info->encoding == Encoding::kPacked ||
+      info->encoding == Encoding::kInPlace) {
+    // Packed and in-place blocks are LevelDB's per-data-block filters; the
+    // tool's reports (fill, shape, key estimates) are those of blocked
+    // filters.
     return absl::UnimplementedError(absl::StrCat(
-        file->path, ": a packed filter block (format version ",
-        info->major_version,
+        file->path, ": ",
+        info->encoding == Encoding::kPacked ? "a packed" : "an in-place",
+        " filter block (format version ", info->major_version,
         ", written by the LevelDB "
         "adapter); this command reads the compact and full encodings"));
   }

@@ -150,6 +150,9 @@ class Filter {
 
   std::unique_ptr<internal::AlignedBuffer> owned_;
   Layout layout_ = Layout::kBlocked;
+  // A packed kSpread filter sized for the in-place encoding (its one-byte
+  // tag) rather than the packed encoding's 3-byte trailer.
+  bool in_place_ = false;
   // A kSet filter always owns its index; its bits only if built here.
   bool owns_set_bits_ = false;
   FilterShape shape_;
@@ -186,14 +189,25 @@ struct FilterOptions {
   // A packed filter (bits_per_key only; not with fp_rate or shape): the
   // WHOLE serialized block, trailer included, takes what LevelDB's built-in
   // Bloom filter takes for the same keys at bits_per_key,
-  //   max(64, ceil(n * bits_per_key)) bits, rounded up to bytes, + 1 byte,
-  // and the filter is the more accurate of a one-block Bloom filter
-  // (Layout::kSpread) and a compressed fingerprint set (Layout::kSet) of
-  // exactly that size. Written with the packed encoding (AppendFilter does
-  // it by itself). For engines that build a filter per data block and
-  // charge its every byte to the bits/key budget (LevelDB). The seed is not
-  // stored: readers must be given it (ReadOptions::seed).
+  //   max(64, ceil(n * bits_per_key)) bits, rounded up to bytes, + 1 byte.
+  // For engines that build a filter per data block and charge its every
+  // byte to the bits/key budget (LevelDB). The seed is not stored: readers
+  // must be given it (ReadOptions::seed). By default the filter is a
+  // one-block Bloom filter (Layout::kSpread) of all but one of those bytes,
+  // written in the in-place encoding (a one-byte tag, no checksum: the
+  // engine's block checksum protects it), which LevelDB probes where it
+  // lies.
   bool packed = false;
+  // Packed filters only: trade probe speed for accuracy. The filter is the
+  // more accurate of a one-block Bloom filter and a compressed fingerprint
+  // set (Layout::kSet) in the same size less a 3-byte trailer with a CRC-16,
+  // written in the packed encoding. From about 7 bits/key (LevelDB's usual
+  // 10) that is about half the false positives, and the filter detects
+  // damage itself; probes of a set are slower (a decode, and the per-thread
+  // cache of verified blocks of FilterPolicy::KeyMayMatch). Below that, on
+  // filters of few keys, the 2 checksum bytes cost more than the set gains
+  // and the rate is higher than the default's.
+  bool fewer_false_positives = false;
 };
 
 // Collects keys, then builds an immutable Filter. The number of keys need

@@ -35,8 +35,9 @@ class FilterPolicy {
  public:
   struct Options {
     // Bits of filter per key, fractional values allowed. Each filter block
-    // also carries its trailer (3 bytes for the small per-data-block filters
-    // of LevelDB, 56 for per-SSTable filters): docs/FORMAT.md.
+    // also carries its trailer (none beyond LevelDB's own budget for the
+    // packed per-data-block filters, 56 bytes for per-SSTable filters):
+    // docs/FORMAT.md.
     double bits_per_key = 10;
     // Hash seed. Must be the same for the builder and reader of a DB (it is
     // stored in each block, so a different seed on reopen is still read
@@ -44,19 +45,33 @@ class FilterPolicy {
     uint64_t seed = 0;
     // Verify each block's checksum when opening it, so that a damaged
     // filter is detected and fails open. Turn off only if the engine
-    // verifies the block's bytes itself.
+    // verifies the block's bytes itself. (In-place blocks, the packed
+    // default, have no checksum of their own: see `packed`.)
     bool verify_checksum = true;
-    // Packed blocks (FilterOptions::packed): each block, trailer included,
-    // takes what LevelDB's built-in Bloom filter takes for the same keys at
-    // bits_per_key, and is the more accurate of a one-block Bloom filter and
-    // a compressed fingerprint set of that size. For engines that build a
-    // filter per data block (the LevelDB adapter always sets it). The seed
-    // is then not stored in the block: readers need the same seed.
+    // Packed blocks (FilterOptions::packed): each block, tag included, takes
+    // what LevelDB's built-in Bloom filter takes for the same keys at
+    // bits_per_key. For engines that build a filter per data block (the
+    // LevelDB adapter always sets it). By default a block is a one-block
+    // Bloom filter and a one-byte tag (the in-place encoding), and
+    // KeyMayMatch probes the caller's bytes as they are: no copy, no cache,
+    // no checksum. Its integrity is the engine's block checksum (LevelDB:
+    // `paranoid_checks`; docs/FORMAT.md, "Integrity"). The seed is not
+    // stored in the block: readers need the same seed.
     bool packed = false;
+    // Packed blocks only: the more accurate of a one-block Bloom filter and
+    // a compressed fingerprint set, with a CRC-16 of its own
+    // (FilterOptions::fewer_false_positives). At 7+ bits/key about half the
+    // false positives of the default in the same size, and damage is
+    // detected without the engine's checksum; probes go through the
+    // per-thread cache of verified blocks (probe_cache_bytes), which costs
+    // memory and, with thousands of filters, probe time. For data on disk,
+    // where each false positive is a read. README, "Which LevelDB mode".
+    bool fewer_false_positives = false;
     // KeyMayMatch keeps, per thread, up to this many bytes of blocks it has
     // opened and verified, and answers later probes of the same block from
     // them (src/probe_cache.h): the checksum is paid once per block, not
-    // once per probe. 0: open and verify on every probe.
+    // once per probe. 0: open and verify on every probe. In-place blocks
+    // never go through it.
     size_t probe_cache_bytes = size_t{16} << 20;
     // Level-aware allocation (blockbloom/level_allocation.h, docs/LEVELS.md):
     // bits_per_key becomes the AVERAGE over an LSM tree, and each filter
@@ -120,10 +135,11 @@ class FilterPolicy {
                    absl::Status* error = nullptr) const;
 
   // One probe of a block's bytes, for engines like LevelDB that pass the
-  // block with every key: the block is opened and verified the first time
-  // this thread sees it and kept (Options::probe_cache_bytes), so later
-  // probes cost a lookup and the probe. Fails open: a block that cannot be
-  // read (damaged, another seed, a newer format) answers "may match".
+  // block with every key. An in-place block is probed where it is; any other
+  // is opened and verified the first time this thread sees it and kept
+  // (Options::probe_cache_bytes), so later probes cost a lookup and the
+  // probe. Fails open: a block that cannot be read (damaged, another seed, a
+  // newer format) answers "may match".
   bool KeyMayMatch(std::string_view key, absl::Span<const uint8_t> block) const;
 
   // For the engine adapters, which inline KeyMayMatch's cache lookup.

@@ -9,13 +9,17 @@
 //   if (!read.ok()) { /* DataLoss, Unimplemented, ...: the message says why */
 //   }
 //
-// Three encodings share one reader:
-// - packed (format version 3; version 2 still read): a block of exactly the
-//   size a LevelDB filter of the same keys and bits/key takes, 3-byte
-//   trailer included, holding a one-block Bloom filter or a compressed
-//   fingerprint set, whichever is more accurate (FilterOptions::packed). For
-//   the filters LevelDB builds per data block. The hash seed is not stored
-//   but mixed into the checksum.
+// Four encodings share one reader:
+// - in-place: a block of exactly the size a LevelDB filter of the same keys
+//   and bits/key takes: a one-block Bloom filter and a one-byte tag, no
+//   checksum (FilterOptions::packed, the default). For the filters LevelDB
+//   builds per data block, probed where they lie; the engine's block
+//   checksum protects them. The hash seed is not stored.
+// - packed (format version 3; version 2 still read): the same size, 3-byte
+//   trailer with a CRC-16 included, holding a one-block Bloom filter or a
+//   compressed fingerprint set, whichever is more accurate
+//   (FilterOptions::fewer_false_positives). The hash seed is not stored but
+//   mixed into the checksum.
 // - compact (version 1): the bits, then a 3-byte trailer (11 with a seed).
 //   Still read; written for small filters that are not packed.
 // - full: the bits (optionally zstd-compressed), then a 56-byte footer with
@@ -41,7 +45,9 @@ enum class Encoding : uint8_t {
              // no compression; only the shapes the sizing functions give
   kFull,     // bits or zstd frame + 56-byte footer
   kPacked,   // bits + 3-byte trailer, seed in the checksum only: packed
-             // filters (FilterOptions::packed) only
+             // filters built with fewer_false_positives only
+  kInPlace,  // bits + 1-byte tag, no checksum, no seed: the other packed
+             // filters only
 };
 
 enum class Compression : uint8_t {
@@ -82,14 +88,23 @@ absl::StatusOr<std::string> SerializeFilter(const Filter& filter,
 
 struct ReadOptions {
   // Verify the checksum (CRC-16 of the compact and packed encodings, 32-bit
-  // XXH3 of the full one). Skip it only for bytes the storage engine has
-  // verified itself (a block checksum): a flipped bit in unverified bits can
-  // turn a stored key into a false negative.
+  // XXH3 of the full one; the in-place encoding has none). Skip it only for
+  // bytes the storage engine has verified itself (a block checksum): a
+  // flipped bit in unverified bits can turn a stored key into a false
+  // negative.
   bool verify_checksum = true;
-  // The hash seed of packed filters, which do not store it (it is mixed into
-  // their checksum instead, so a wrong seed reads as a checksum mismatch).
-  // The other encodings store theirs and ignore this.
+  // The hash seed of packed and in-place filters, which do not store it
+  // (packed blocks mix it into their checksum, so a wrong seed reads as a
+  // checksum mismatch; in-place blocks cannot tell, and a wrong seed gives
+  // false negatives). The other encodings store theirs and ignore this.
   uint64_t seed = 0;
+  // Also read in-place blocks (FilterOptions::packed without
+  // fewer_false_positives), which have no checksum: only for bytes whose
+  // integrity the storage engine guarantees (a block checksum), as the
+  // packed FilterPolicy does. Otherwise an in-place tag reads as DataLoss,
+  // so that a damaged block of another encoding (truncated to a byte that
+  // looks like an in-place tag) is never taken for an unchecked filter.
+  bool allow_in_place = false;
   // A compressed filter claiming more than this many bytes of bits is
   // refused (ResourceExhausted) before anything is allocated.
   uint64_t max_decompressed_bytes = uint64_t{4} << 30;
@@ -135,7 +150,8 @@ struct FilterInfo {
   FilterShape shape;     // see Filter::shape() for packed layouts
   int set_low_bits = 0;  // Layout::kSet: bits of each fingerprint's low part
   uint64_t seed = 0;
-  bool num_keys_known = false;  // compact and packed-spread do not store it
+  bool num_keys_known = false;  // compact, packed-spread and in-place do
+                                // not store it
   uint64_t num_keys = 0;
   Compression compression = Compression::kNone;
   uint64_t bits_bytes = 0;      // uncompressed

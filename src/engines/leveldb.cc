@@ -7,21 +7,42 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/str_format.h"
 #include "blockbloom/format.h"
+#include "src/hash_inl.h"
+#include "src/in_place.h"
 #include "src/probe_cache.h"
 
 namespace blockbloom {
 namespace {
 
+// LevelDB stores filters under "filter." + Name() and ignores those of
+// another name. In-place blocks do not store the seed and cannot detect a
+// reader with another one (it would see false negatives), so a seeded
+// policy writing them names a 32-bit check of its seed: a DB reopened with
+// another seed ignores those filters instead of misreading them. Seed 0, and
+// the packed encoding (whose CRC covers the seed), keep the name every
+// earlier version used, so existing databases keep their filters.
+std::string PolicyName(const blockbloom::FilterPolicy::Options& options) {
+  std::string name(blockbloom::FilterPolicy::kName);
+  if (options.seed != 0 && !options.fewer_false_positives) {
+    const uint64_t check =
+        internal::Hash64("blockbloom.leveldb.seed", options.seed);
+    absl::StrAppendFormat(&name, ".seed-%08x",
+                          static_cast<uint32_t>(check >> 32));
+  }
+  return name;
+}
+
 class LevelDBFilterPolicy final : public leveldb::FilterPolicy {
  public:
   explicit LevelDBFilterPolicy(blockbloom::FilterPolicy policy)
-      : policy_(std::move(policy)), cache_(policy_.probe_cache_config()) {}
+      : policy_(std::move(policy)),
+        name_(PolicyName(policy_.options())),
+        seed_(policy_.options().seed),
+        cache_(policy_.probe_cache_config()) {}
 
-  // LevelDB stores filters under "filter." + Name().
-  const char* Name() const override {
-    return blockbloom::FilterPolicy::kName.data();
-  }
+  const char* Name() const override { return name_.c_str(); }
 
   // Appends to *dst (LevelDB concatenates all filters of a table there).
   void CreateFilter(const leveldb::Slice* keys, int n,
@@ -35,23 +56,30 @@ class LevelDBFilterPolicy final : public leveldb::FilterPolicy {
   }
 
   // LevelDB's contract: an empty filter matches nothing. CreateFilter never
-  // writes one (no keys still make a packed block that matches nothing), so
-  // an empty filter is LevelDB's own "no keys in this range", not damage.
-  // This is the hot path of every LevelDB read: the cache lookup is inlined
-  // here (src/probe_cache.h), so a probe of a block seen before is a lookup
-  // and the kernel, with no call in between.
+  // writes one (no keys still make a block that matches nothing), so an
+  // empty filter is LevelDB's own "no keys in this range", not damage.
+  // This is the hot path of every LevelDB read, inlined here: an in-place
+  // block (what this policy writes unless fewer_false_positives) is probed
+  // where it lies (src/in_place.h); any other encoding (older tables, the
+  // accuracy mode) goes through the per-thread cache of verified blocks
+  // (src/probe_cache.h), whose hit path is inline too.
   bool KeyMayMatch(const leveldb::Slice& key,
                    const leveldb::Slice& filter) const override {
+    if (filter.empty()) return false;
+    const uint8_t* block = reinterpret_cast<const uint8_t*>(filter.data());
+    const std::string_view k(key.data(), key.size());
+    if (internal::IsInPlaceTag(block[filter.size() - 1])) {
+      return internal::InPlaceMayMatch(block, filter.size(), seed_, k);
+    }
     // (With probe_cache_bytes = 0 every block is a miss, opened and
     // verified anew: CachedMayContain covers that too.)
-    if (filter.empty()) return false;
-    return internal::CachedMayContain(AsBytes({filter.data(), filter.size()}),
-                                      cache_,
-                                      std::string_view(key.data(), key.size()));
+    return internal::CachedMayContain({block, filter.size()}, cache_, k);
   }
 
  private:
   const blockbloom::FilterPolicy policy_;
+  const std::string name_;
+  const uint64_t seed_;
   const internal::ProbeCacheConfig cache_;
 };
 

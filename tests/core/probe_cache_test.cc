@@ -1,7 +1,10 @@
 // The per-thread cache of verified blocks behind FilterPolicy::KeyMayMatch
 // (src/probe_cache.h): a block is verified once per thread, found again by
 // its content, answered from the copy that was verified, and bounded by its
-// budget; a damaged block is cached as "may match".
+// budget; a damaged block is cached as "may match". The blocks here are of
+// the packed encoding (the accuracy mode, fewer_false_positives): in-place
+// blocks, the default, never go through the cache (tests/core/
+// in_place_test.cc, tests/format/format_test.cc).
 #include "src/probe_cache.h"
 
 #include <cstdint>
@@ -24,6 +27,7 @@ FilterPolicy Policy(uint64_t seed = 0, size_t budget = size_t{16} << 20,
                     bool verify = true) {
   FilterPolicy::Options options;
   options.packed = true;
+  options.fewer_false_positives = true;
   options.seed = seed;
   options.probe_cache_bytes = budget;
   options.verify_checksum = verify;
@@ -54,6 +58,21 @@ bool Match(const FilterPolicy& policy, const std::string& key,
 template <typename Body>
 void InFreshThread(Body body) {
   std::thread(body).join();
+}
+
+TEST(ProbeCacheTest, InPlaceBlocksNeverUseIt) {
+  InFreshThread([] {
+    FilterPolicy::Options options;
+    options.packed = true;  // the default: in-place blocks
+    const FilterPolicy policy = *FilterPolicy::Create(options);
+    for (int f = 0; f < 50; ++f) {
+      const auto keys = Keys(40, f);
+      const std::string block = Block(policy, keys);
+      for (const auto& k : keys) ASSERT_TRUE(Match(policy, k, block));
+    }
+    EXPECT_EQ(ThisThreadProbeCacheStats().misses, 0u);
+    EXPECT_EQ(ThisThreadProbeCacheStats().entries, 0u);
+  });
 }
 
 TEST(ProbeCacheTest, VerifiesABlockOncePerThread) {

@@ -5,12 +5,13 @@
 //  - BloomTest*: the assertions of LevelDB 1.23's util/bloom_test.cc (its
 //    keys, lengths, probes and bounds), with our policy in place of
 //    NewBloomFilterPolicy(10).
-//  - Sizes: for every key count 0..1,000 at every bits/key LevelDB takes
-//    (1..30), and a ladder to 100,000, CreateFilter appends no more bytes
-//    than the built-in does for the same keys.
-//  - Rates: measured false-positive rates no worse than the built-in's, with
-//    a statistical allowance, wherever the 2 bytes of checksum fit in the
-//    budget (see kNoWorseFrom); the full table is printed.
+//  - Sizes: for every key count 0..2,000 at every bits/key LevelDB takes
+//    (1..30), and a ladder to 100,000, CreateFilter appends exactly as many
+//    bytes as the built-in does for the same keys (PackedTest.
+//    BlockSizeIsLevelDBs checks the formula for every count to 100,000).
+//  - Rates: the default policy's measured false-positive rate is no worse
+//    than the built-in's, with a statistical allowance, at every bits/key
+//    1..30 and key counts from 1 to 100,000; the full table is printed.
 #include <leveldb/filter_policy.h>
 #include <leveldb/slice.h>
 
@@ -18,6 +19,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <iterator>
 #include <memory>
 #include <random>
 #include <string>
@@ -130,6 +132,14 @@ std::string MakeKey(KeyKind kind, uint64_t x) {
   return {};
 }
 
+// SplitMix64's finalizer: independent-looking salts from small integers.
+uint64_t Mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111eb;
+  return x ^ (x >> 31);
+}
+
 std::vector<std::string> MakeKeys(KeyKind kind, int n, uint64_t salt) {
   std::vector<std::string> keys;
   std::mt19937_64 rng(salt);
@@ -156,12 +166,12 @@ struct Policies {
         builtin(leveldb::NewBloomFilterPolicy(bits_per_key)) {}
 };
 
-TEST(LevelDBSizeTest, NeverLargerThanTheBuiltIn) {
-  // Every count to 1,000 at every bits/key; beyond, a ladder to 100,000
+TEST(LevelDBSizeTest, SameSizeAsTheBuiltIn) {
+  // Every count to 2,000 at every bits/key; beyond, a ladder to 100,000
   // (the size is LevelDB's formula at every count: PackedTest.
   // BlockSizeIsLevelDBs checks it for all of them).
   std::vector<int> counts;
-  for (int n = 0; n <= 1000; ++n) counts.push_back(n);
+  for (int n = 0; n <= 2000; ++n) counts.push_back(n);
   for (int n = 1125; n <= 100000; n = n * 5 / 4) counts.push_back(n);
   counts.push_back(100000);
   std::vector<Policies> policies;
@@ -173,11 +183,11 @@ TEST(LevelDBSizeTest, NeverLargerThanTheBuiltIn) {
     const std::vector<std::string> keys =
         MakeKeys(kind, n, static_cast<uint64_t>(n) * 31);
     for (int bits_per_key = 1; bits_per_key <= 30;
-         bits_per_key += n <= 1000 ? 1 : 3) {
+         bits_per_key += n <= 2000 ? 1 : 3) {
       const Policies& p = policies[bits_per_key - 1];
       const std::string ours = Create(*p.ours, keys);
       const std::string builtin = Create(*p.builtin, keys);
-      ASSERT_LE(ours.size(), builtin.size())
+      ASSERT_EQ(ours.size(), builtin.size())
           << n << " keys at " << bits_per_key << " bits/key";
       // Every stored key is found (sampled for the large ones).
       for (size_t i = 0; i < keys.size(); i += 1 + keys.size() / 64) {
@@ -187,66 +197,90 @@ TEST(LevelDBSizeTest, NeverLargerThanTheBuiltIn) {
   }
 }
 
-// Where the rates are compared. Our block carries 2 bytes of checksum that
-// the built-in's does not (it stores only k). Where a filter has a few bits
-// per key and a few keys, those 16 bits are a large part of the budget, and
-// no filter can make up for them (at 1-2 bits/key LevelDB's k = 1 is
-// already the best Bloom filter there is). With 8.5 bits per key left after
-// the trailer the fingerprint set wins (~2^-6.5 and better), at 7+ bits/key
-// it does from ~30 keys, and everywhere from a few thousand keys, where 16
-// bits are lost in the noise. docs/BENCHMARKS.md has the whole table.
-bool NoWorseExpected(int bits_per_key, int n) {
-  if (n >= 3000) return true;
-  if (bits_per_key >= 7 && n >= 30) return true;
-  const uint64_t bits = std::max<uint64_t>(64, uint64_t(n) * bits_per_key);
-  const uint64_t payload_bits = 8 * ((bits + 7) / 8 + 1 - 3);
-  return n > 0 && payload_bits >= 8.5 * n;
-}
-
+// The rates are compared as paired measurements: both policies build a
+// filter from the same keys and answer the same absent keys, over many key
+// sets per cell, and the test bounds the mean of the per-key-set differences
+// (ours - built-in) by 3.3 standard errors: a cell where the expected rates
+// are equal fails about once in 2,000. The standard error comes from the
+// spread of the differences across key sets (what one filter's luck adds)
+// or, where that is smaller (few key sets, rare positives), from the
+// binomial spread of the probes. At 1-2 bits/key a Bloom filter can only tie
+// the built-in (k = 1 is the best there is at every size); elsewhere ours is
+// lower (the printed table; docs/BENCHMARKS.md has it).
+//
+// Every cell is asserted on random keys (db_bench's digits, or long keys
+// with a shared prefix). LevelDB's test keys, consecutive integers, are
+// measured and printed too but not asserted: the built-in's hash is weak on
+// them (consecutive keys' bit positions are correlated), which at 3
+// bits/key puts its rate BELOW that of an ideal Bloom filter of its size
+// (21.8% against 23.3% at 100 keys), a luck no Bloom filter with a good hash
+// can match; from 4 bits/key on ours is lower on them as well.
 TEST(LevelDBRateTest, NoWorseThanTheBuiltIn) {
   const int counts[] = {1,   2,   4,   7,    10,   16,    25,    37,    60,
                         100, 150, 300, 1000, 3000, 10000, 50000, 100000};
   const int kProbes = 60000;
   int compared = 0, better = 0;
-  std::printf("bits/key keys kind: built-in%% ours%% (bytes)\n");
+  std::printf("bits/key keys kind: built-in%% ours%% (bytes) filters\n");
   for (int bits_per_key = 1; bits_per_key <= 30; ++bits_per_key) {
     const Policies p(bits_per_key);
-    for (int n : counts) {
-      const KeyKind kind = static_cast<KeyKind>((n + bits_per_key) % 3);
-      // Small filters: several, so that one filter's luck does not decide.
-      const int filters = n < 100 ? 12 : (n < 3000 ? 3 : 1);
-      int ours_fp = 0, builtin_fp = 0, probes = 0;
+    for (int cell = 0; cell < 2 * static_cast<int>(std::size(counts)); ++cell) {
+      const int n = counts[cell / 2];
+      const bool asserted = cell % 2 == 0;
+      const KeyKind kind = !asserted                     ? KeyKind::kFixed32
+                           : (n + bits_per_key) % 2 == 0 ? KeyKind::kDigits
+                                                         : KeyKind::kPrefixed;
+      // Many key sets for small filters, so that no one filter's luck
+      // decides; at least 300 probes each.
+      const int filters = std::clamp(30000 / n, 1, 200);
+      const int per_filter = std::max(300, kProbes / filters);
+      int64_t ours_fp = 0, builtin_fp = 0, probes = 0;
+      double sum_d = 0, sum_d2 = 0;  // per-filter rate differences
       size_t bytes = 0;
       for (int f = 0; f < filters; ++f) {
-        const uint64_t salt = static_cast<uint64_t>(n) * 7919 + f * 13 +
-                              static_cast<uint64_t>(bits_per_key);
+        // Independent key sets: a mixed salt, below 9 * 10^8 so that
+        // kFixed32's consecutive integers stay below the absent ones.
+        const uint64_t salt =
+            Mix((static_cast<uint64_t>(bits_per_key) << 40) ^
+                (static_cast<uint64_t>(n) << 16) ^ static_cast<uint64_t>(f)) %
+            900000000;
         const std::vector<std::string> keys = MakeKeys(kind, n, salt);
         const std::string ours = Create(*p.ours, keys);
         const std::string builtin = Create(*p.builtin, keys);
         bytes = ours.size();
         std::mt19937_64 rng(salt + 1);
-        for (int i = 0; i < kProbes / filters; ++i) {
+        int ours_f = 0, builtin_f = 0;
+        for (int i = 0; i < per_filter; ++i) {
           // Absent: outside the stored keys' range of numbers.
           const std::string key =
               kind == KeyKind::kFixed32
-                  ? FixedKey(1000000000 + i)
+                  ? FixedKey(1000000000 +
+                             static_cast<int>(Mix(salt) % 1000000000) + i)
                   : MakeKey(kind, 1000000000000 + rng() % 1000000000000);
-          ours_fp += p.ours->KeyMayMatch(key, ours);
-          builtin_fp += p.builtin->KeyMayMatch(key, builtin);
-          ++probes;
+          ours_f += p.ours->KeyMayMatch(key, ours);
+          builtin_f += p.builtin->KeyMayMatch(key, builtin);
         }
+        ours_fp += ours_f;
+        builtin_fp += builtin_f;
+        probes += per_filter;
+        const double d = static_cast<double>(ours_f - builtin_f) / per_filter;
+        sum_d += d;
+        sum_d2 += d * d;
       }
       const double a = static_cast<double>(ours_fp) / probes;
       const double b = static_cast<double>(builtin_fp) / probes;
-      std::printf("%2d %6d %d: %.4f %.4f (%zu)\n", bits_per_key, n,
-                  static_cast<int>(kind), 100 * b, 100 * a, bytes);
-      if (!NoWorseExpected(bits_per_key, n)) continue;
-      // Equal rates differ by up to ~3.3 standard deviations of the
-      // difference once in a thousand comparisons; allow that, and no more.
-      const double sigma = std::sqrt((a * (1 - a) + b * (1 - b)) / probes);
-      EXPECT_LE(a, b + 3.3 * sigma + 1.0 / probes)
+      std::printf("%2d %6d %d: %.4f %.4f (%zu) %d\n", bits_per_key, n,
+                  static_cast<int>(kind), 100 * b, 100 * a, bytes, filters);
+      const double mean_d = sum_d / filters;
+      const double between =
+          filters > 1
+              ? (sum_d2 - filters * mean_d * mean_d) / (filters - 1) / filters
+              : 0;
+      const double binomial = (a * (1 - a) + b * (1 - b)) / probes;
+      const double se = std::sqrt(std::max(between, binomial));
+      if (!asserted) continue;
+      EXPECT_LE(a - b, 3.3 * se + 1.0 / probes)
           << n << " keys at " << bits_per_key << " bits/key, kind "
-          << static_cast<int>(kind);
+          << static_cast<int>(kind) << ": ours " << a << ", built-in " << b;
       ++compared;
       better += a < b;
     }

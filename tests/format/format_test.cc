@@ -2,6 +2,8 @@
 // bad input named in docs/FORMAT.md.
 #include "blockbloom/format.h"
 
+#include "blockbloom/filter_policy.h"
+
 #define XXH_STATIC_LINKING_ONLY  // XXH3_state_t, for re-sealing footers
 #include <xxhash.h>
 
@@ -367,6 +369,7 @@ Filter BuildPacked(const std::vector<std::string>& keys, double bits_per_key,
                    uint64_t seed = 0) {
   FilterOptions options;
   options.packed = true;
+  options.fewer_false_positives = true;
   options.bits_per_key = bits_per_key;
   options.seed = seed;
   return Build(keys, options);
@@ -375,6 +378,7 @@ Filter BuildPacked(const std::vector<std::string>& keys, double bits_per_key,
 ReadOptions Seeded(uint64_t seed) {
   ReadOptions read;
   read.seed = seed;
+  read.allow_in_place = true;
   return read;
 }
 
@@ -472,7 +476,8 @@ TEST(PackedFormatTest, TagsAndSizesTheReaderRefuses) {
     EXPECT_EQ(OpenFilter(AsBytes(reserved)).status().code(),
               absl::StatusCode::kUnimplemented);
   }
-  // Below the packed v3 tags: not a blockbloom filter.
+  // Between the in-place tags and the packed ones: not a blockbloom
+  // filter.
   std::string other = block;
   other.back() = static_cast<char>(0x8F);
   EXPECT_EQ(OpenFilter(AsBytes(other)).status().code(),
@@ -573,6 +578,119 @@ TEST(PackedFormatTest, NearlyEqualFiltersDifferInTheirEnds) {
       }
     }
   }
+}
+
+// ------------------------------------------------------ in-place encoding
+
+Filter BuildInPlace(const std::vector<std::string>& keys, double bits_per_key,
+                    uint64_t seed = 0) {
+  FilterOptions options;
+  options.packed = true;
+  options.bits_per_key = bits_per_key;
+  options.seed = seed;
+  return Build(keys, options);
+}
+
+TEST(InPlaceFormatTest, RoundTripsEverySize) {
+  for (int n : {0, 1, 6, 7, 37, 140, 1000, 30000}) {
+    for (double bits_per_key : {1.0, 3.0, 6.0, 8.0, 10.0, 16.5, 30.0}) {
+      for (uint64_t seed : {uint64_t{0}, uint64_t{0x5eed}}) {
+        SCOPED_TRACE(
+            absl::StrCat(n, " keys at ", bits_per_key, ", seed ", seed));
+        const std::vector<std::string> keys = Keys(n);
+        const Filter filter = BuildInPlace(keys, bits_per_key, seed);
+        EXPECT_EQ(filter.layout(), Layout::kSpread);
+        WriteStats stats;
+        std::string block = "keep";
+        ASSERT_TRUE(AppendFilter(filter, {}, &block, &stats).ok());
+        ASSERT_EQ(block.substr(0, 4), "keep");
+        block.erase(0, 4);
+        // Exactly LevelDB's size for the same keys, tag included.
+        const uint64_t bits = std::max<uint64_t>(
+            64, static_cast<uint64_t>(std::ceil(n * bits_per_key)));
+        EXPECT_EQ(block.size(), (bits + 7) / 8 + 1);
+        EXPECT_EQ(stats.encoding, Encoding::kInPlace);
+        EXPECT_EQ(stats.overhead_bytes, 1u);
+        // The payload is the filter's bits as they are, then the tag.
+        EXPECT_EQ(
+            block.substr(0, block.size() - 1),
+            std::string(reinterpret_cast<const char*>(filter.bits().data()),
+                        filter.bits().size()));
+        EXPECT_EQ(static_cast<uint8_t>(block.back()), filter.num_probes() - 1);
+        absl::StatusOr<FilterInfo> info =
+            InspectFilter(AsBytes(block), Seeded(seed));
+        ASSERT_TRUE(info.ok()) << info.status();
+        EXPECT_EQ(info->encoding, Encoding::kInPlace);
+        EXPECT_EQ(info->major_version, 1);
+        EXPECT_EQ(info->layout, Layout::kSpread);
+        EXPECT_EQ(info->shape.num_probes, filter.num_probes());
+        EXPECT_FALSE(info->num_keys_known);
+        EXPECT_EQ(info->overhead_bytes, 1u);
+        absl::StatusOr<Filter> read = OpenFilter(AsBytes(block), Seeded(seed));
+        ASSERT_TRUE(read.ok()) << read.status();
+        EXPECT_EQ(read->bits().data(),
+                  reinterpret_cast<const uint8_t*>(block.data()))
+            << "opened in place, not copied";
+        ExpectSameAnswers(filter, *read, keys);
+        // Written again, the same bytes.
+        EXPECT_EQ(*SerializeFilter(*read), block);
+        // The engines' probe of the bytes where they lie agrees with the
+        // opened filter, present keys and absent ones.
+        FilterPolicy::Options policy_options;
+        policy_options.packed = true;
+        policy_options.seed = seed;
+        const FilterPolicy policy = *FilterPolicy::Create(policy_options);
+        for (const std::string& key : keys) {
+          ASSERT_TRUE(policy.KeyMayMatch(key, AsBytes(block)));
+        }
+        for (int i = 0; i < 2000; ++i) {
+          const std::string absent = absl::StrCat("absent-", i);
+          ASSERT_EQ(policy.KeyMayMatch(absent, AsBytes(block)),
+                    read->MayContain(absent));
+        }
+      }
+    }
+  }
+}
+
+TEST(InPlaceFormatTest, WriterRules) {
+  const Filter in_place = BuildInPlace(Keys(40), 10);
+  const Filter packed = BuildPacked(Keys(40), 10);
+  WriteOptions as_in_place;
+  as_in_place.encoding = Encoding::kInPlace;
+  WriteOptions as_packed;
+  as_packed.encoding = Encoding::kPacked;
+  EXPECT_TRUE(SerializeFilter(in_place, as_in_place).ok());
+  EXPECT_EQ(SerializeFilter(in_place, as_packed).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(SerializeFilter(packed, as_in_place).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  WriteOptions full;
+  full.encoding = Encoding::kFull;
+  EXPECT_EQ(SerializeFilter(in_place, full).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  // Blocked filters (no high-half mix) are not in-place filters.
+  EXPECT_EQ(SerializeFilter(Build(Keys(30)), as_in_place).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(InPlaceFormatTest, SizesTheReaderRefuses) {
+  // A tag needs 2 bytes of bits before it.
+  for (size_t n : {1, 2}) {
+    std::string tiny(n, '\0');
+    tiny.back() = static_cast<char>(0x06);
+    absl::StatusOr<Filter> bad = OpenFilter(AsBytes(tiny), Seeded(0));
+    EXPECT_EQ(bad.status().code(), absl::StatusCode::kDataLoss) << n;
+    EXPECT_THAT(bad.status().message(), HasSubstr("in-place"));
+  }
+  std::string three(3, '\0');
+  three.back() = static_cast<char>(0x0F);
+  EXPECT_TRUE(OpenFilter(AsBytes(three), Seeded(0)).ok());
+  // Not without allow_in_place: a block with no checksum is read only where
+  // the engine vouches for its bytes.
+  absl::StatusOr<Filter> unasked = OpenFilter(AsBytes(three));
+  EXPECT_EQ(unasked.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(unasked.status().message(), HasSubstr("allow_in_place"));
 }
 
 }  // namespace

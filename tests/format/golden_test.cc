@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "blockbloom/filter.h"
+#include "blockbloom/filter_policy.h"
 #include "blockbloom/format.h"
 #include "gtest/gtest.h"
 
@@ -24,6 +25,10 @@
 
 namespace blockbloom {
 namespace {
+
+// How a golden filter is packed (FilterOptions::packed and
+// fewer_false_positives; the encoding is then kAuto).
+enum Packed { kNotPacked, kInPlace, kFewerFalsePositives };
 
 struct Golden {
   const char* file;
@@ -35,8 +40,7 @@ struct Golden {
   // Of the 10,000 absent keys "absent-0" .. "absent-9999", how many the
   // filter answers "may contain" for: pins the bits, not just the bytes.
   int absent_positives;
-  // A packed filter (FilterOptions::packed; the encoding is kAuto).
-  bool packed = false;
+  Packed packed = kNotPacked;
   // A block of an earlier format version, which this one still reads but
   // no longer writes: opened and checked, not rebuilt.
   bool read_only = false;
@@ -55,30 +59,41 @@ const Golden kGolden[] = {
      84},
     {"full_2000keys_sparse_zstd.bbf", 2000, 100, 99, Encoding::kFull,
      Compression::kZstd, 0},
+    // The in-place encoding (what the LevelDB adapter writes by default):
+    // a one-block Bloom filter and a one-byte tag.
+    {"inplace_37keys.bbf", 37, 10, 0, Encoding::kAuto, Compression::kNone, 49,
+     kInPlace},
+    {"inplace_150keys_seeded.bbf", 150, 10, 0x0123456789abcdef, Encoding::kAuto,
+     Compression::kNone, 75, kInPlace},
+    {"inplace_1000keys_5bits.bbf", 1000, 5, 0, Encoding::kAuto,
+     Compression::kNone, 933, kInPlace},
+    {"inplace_empty.bbf", 0, 10, 0, Encoding::kAuto, Compression::kNone, 0,
+     kInPlace},
     // Format version 3: the packed encoding (what the LevelDB adapter
-    // writes), both layouts, first 8 bytes whitened.
+    // writes with fewer_false_positives), both layouts, first 8 bytes
+    // whitened.
     {"packed3_set_37keys.bbf", 37, 10, 0, Encoding::kAuto, Compression::kNone,
-     56, true},
+     56, kFewerFalsePositives},
     {"packed3_set_150keys_seeded.bbf", 150, 10, 0x0123456789abcdef,
-     Encoding::kAuto, Compression::kNone, 45, true},
+     Encoding::kAuto, Compression::kNone, 45, kFewerFalsePositives},
     {"packed3_spread_37keys.bbf", 37, 5, 0, Encoding::kAuto, Compression::kNone,
-     685, true},
+     685, kFewerFalsePositives},
     {"packed3_spread_1000keys.bbf", 1000, 4, 0, Encoding::kAuto,
-     Compression::kNone, 1450, true},
+     Compression::kNone, 1450, kFewerFalsePositives},
     {"packed3_empty.bbf", 0, 10, 0, Encoding::kAuto, Compression::kNone, 0,
-     true},
+     kFewerFalsePositives},
     // Format version 2's packed blocks, as LevelDB tables written before
     // hold them: still read, with the same answers.
     {"packed_set_37keys.bbf", 37, 10, 0, Encoding::kAuto, Compression::kNone,
-     56, true, true},
+     56, kFewerFalsePositives, true},
     {"packed_set_150keys_seeded.bbf", 150, 10, 0x0123456789abcdef,
-     Encoding::kAuto, Compression::kNone, 45, true, true},
+     Encoding::kAuto, Compression::kNone, 45, kFewerFalsePositives, true},
     {"packed_spread_37keys.bbf", 37, 5, 0, Encoding::kAuto, Compression::kNone,
-     685, true, true},
+     685, kFewerFalsePositives, true},
     {"packed_spread_1000keys.bbf", 1000, 4, 0, Encoding::kAuto,
-     Compression::kNone, 1450, true, true},
-    {"packed_empty.bbf", 0, 10, 0, Encoding::kAuto, Compression::kNone, 0, true,
-     true},
+     Compression::kNone, 1450, kFewerFalsePositives, true},
+    {"packed_empty.bbf", 0, 10, 0, Encoding::kAuto, Compression::kNone, 0,
+     kFewerFalsePositives, true},
 };
 
 std::string Key(int i) { return absl::StrCat("golden-key-", i); }
@@ -87,7 +102,8 @@ std::string BuildBlock(const Golden& g) {
   FilterOptions options;
   options.bits_per_key = g.bits_per_key;
   options.seed = g.seed;
-  options.packed = g.packed;
+  options.packed = g.packed != kNotPacked;
+  options.fewer_false_positives = g.packed == kFewerFalsePositives;
   FilterBuilder builder = *FilterBuilder::Create(options);
   for (int i = 0; i < g.keys; ++i) builder.Add(Key(i));
   WriteOptions write;
@@ -133,6 +149,7 @@ TEST_P(GoldenTest, RebuildsByteForByteAndAnswersAsPinned) {
 
   ReadOptions read;
   read.seed = g.seed;  // packed blocks do not store it
+  read.allow_in_place = g.packed == kInPlace;
   absl::StatusOr<Filter> filter = OpenFilter(AsBytes(stored), read);
   ASSERT_TRUE(filter.ok()) << filter.status();
   for (int i = 0; i < g.keys; ++i) ASSERT_TRUE(filter->MayContain(Key(i)));
@@ -146,6 +163,23 @@ TEST_P(GoldenTest, RebuildsByteForByteAndAnswersAsPinned) {
       g.file, stored.size(), filter->num_probes(), filter->lane_bits(),
       filter->set_low_bits(), positives);
   EXPECT_EQ(positives, g.absent_positives);
+  if (g.packed == kInPlace) {
+    // The engines' probe of the caller's bytes (src/in_place.h), through
+    // FilterPolicy::KeyMayMatch: the same answers as the opened filter.
+    FilterPolicy::Options options;
+    options.packed = true;
+    options.seed = g.seed;
+    const FilterPolicy policy = *FilterPolicy::Create(options);
+    for (int i = 0; i < g.keys; ++i) {
+      ASSERT_TRUE(policy.KeyMayMatch(Key(i), AsBytes(stored)));
+    }
+    int policy_positives = 0;
+    for (int i = 0; i < 10'000; ++i) {
+      policy_positives +=
+          policy.KeyMayMatch(absl::StrCat("absent-", i), AsBytes(stored));
+    }
+    EXPECT_EQ(policy_positives, g.absent_positives);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Files, GoldenTest, ::testing::ValuesIn(kGolden),
