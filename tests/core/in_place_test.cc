@@ -63,6 +63,18 @@ TEST(InPlaceProbeTest, MatchesTheReferenceAtEverySizeAndK) {
   EXPECT_LT(positives, total - total / 20);
 }
 
+// The probe's lane order holds each key's lane set as its first k entries,
+// for every k and selector.
+TEST(InPlaceProbeTest, LaneOrderPrefixesAreTheLaneSets) {
+  for (uint32_t sel = 0; sel < kLaneSets; ++sel) {
+    uint32_t prefix = 0;
+    for (int k = 1; k <= kMaxProbes; ++k) {
+      prefix |= 1u << ((kLaneOrderTable.lanes[sel] >> (4 * (k - 1))) & 15);
+      ASSERT_EQ(prefix, LaneSet(k, sel)) << "selector " << sel << ", k " << k;
+    }
+  }
+}
+
 TEST(InPlaceProbeTest, ABlockItCannotReadMayMatch) {
   // Too short for 2 bytes of bits, and other tags: "may match", whatever
   // the key.
