@@ -5,7 +5,7 @@
 // read, and the accuracy mode's half as many false positives should show;
 // this measures how much.
 //
-//   leveldb_disk_reads [--keys=200000] [--value_size=100] [--bits=10]
+//   leveldb_disk_reads [--keys=1000000] [--value_size=100] [--bits=10]
 //                      [--read_latency_us=100] [--lookups=100000]
 //                      [--rounds=5] [--dir=/tmp/...]
 //
@@ -42,7 +42,7 @@
 #include "blockbloom/leveldb.h"
 #include "src/engines/leveldb_counting_env.h"
 
-ABSL_FLAG(int, keys, 200'000, "keys to load");
+ABSL_FLAG(int, keys, 1'000'000, "keys to load");
 ABSL_FLAG(int, value_size, 100, "value size in bytes");
 ABSL_FLAG(int, bits, 10, "bits/key of every filter");
 ABSL_FLAG(int, read_latency_us, 100, "added to every table-file read");
@@ -97,11 +97,25 @@ void Load(Db* d, const std::string& dir, int keys, int value_size,
   std::vector<int> order(keys);
   std::iota(order.begin(), order.end(), 0);
   std::shuffle(order.begin(), order.end(), std::mt19937_64(7));
-  const std::string value(value_size, 'v');
+  // Values that compress to about half, as db_bench's: half random bytes,
+  // half a repeat of them (all-equal values would shrink the tables to
+  // almost nothing and leave one table for every lookup).
+  std::mt19937_64 rng(3);
+  std::string pool(1 << 20, '\0');
+  for (size_t i = 0; i < pool.size(); i += 2 * 16) {
+    for (size_t j = 0; j < 16 && i + j < pool.size(); ++j) {
+      pool[i + j] = static_cast<char>(' ' + rng() % 95);
+      if (i + 16 + j < pool.size()) pool[i + 16 + j] = pool[i + j];
+    }
+  }
   for (size_t start = 0; start < order.size(); start += 1000) {
     leveldb::WriteBatch batch;
     for (size_t i = start; i < std::min(order.size(), start + 1000); ++i) {
-      batch.Put(Key(2 * order[i]), value);
+      const size_t at = (static_cast<size_t>(order[i]) * 7919) %
+                        (pool.size() - static_cast<size_t>(value_size));
+      batch.Put(
+          Key(2 * order[i]),
+          leveldb::Slice(pool.data() + at, static_cast<size_t>(value_size)));
     }
     d->db->Write(leveldb::WriteOptions(), &batch);
   }

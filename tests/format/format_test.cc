@@ -382,6 +382,21 @@ ReadOptions Seeded(uint64_t seed) {
   return read;
 }
 
+// Appends `filter` after other bytes (which must stay untouched) and
+// returns its block, checking that it takes exactly what LevelDB's built-in
+// takes for n keys at bits_per_key, trailer or tag included.
+std::string LevelDBSizedBlock(const Filter& filter, int n, double bits_per_key,
+                              WriteStats* stats) {
+  std::string block = "keep";
+  EXPECT_TRUE(AppendFilter(filter, {}, &block, stats).ok());
+  EXPECT_EQ(block.substr(0, 4), "keep");
+  block.erase(0, 4);
+  const uint64_t bits = std::max<uint64_t>(
+      64, static_cast<uint64_t>(std::ceil(n * bits_per_key)));
+  EXPECT_EQ(block.size(), (bits + 7) / 8 + 1);
+  return block;
+}
+
 TEST(PackedFormatTest, RoundTripsEveryLayoutAndSize) {
   for (int n : {0, 1, 6, 7, 37, 140, 1000, 30000}) {
     for (double bits_per_key : {1.0, 3.0, 6.0, 8.0, 10.0, 16.5, 30.0}) {
@@ -391,14 +406,8 @@ TEST(PackedFormatTest, RoundTripsEveryLayoutAndSize) {
         const std::vector<std::string> keys = Keys(n);
         const Filter filter = BuildPacked(keys, bits_per_key, seed);
         WriteStats stats;
-        std::string block = "keep";
-        ASSERT_TRUE(AppendFilter(filter, {}, &block, &stats).ok());
-        ASSERT_EQ(block.substr(0, 4), "keep");
-        block.erase(0, 4);
-        // Exactly LevelDB's size for the same keys, trailer included.
-        const uint64_t bits = std::max<uint64_t>(
-            64, static_cast<uint64_t>(std::ceil(n * bits_per_key)));
-        EXPECT_EQ(block.size(), (bits + 7) / 8 + 1);
+        const std::string block =
+            LevelDBSizedBlock(filter, n, bits_per_key, &stats);
         EXPECT_EQ(stats.encoding, Encoding::kPacked);
         EXPECT_EQ(stats.overhead_bytes, 3u);
         absl::StatusOr<FilterInfo> info =
@@ -601,14 +610,8 @@ TEST(InPlaceFormatTest, RoundTripsEverySize) {
         const Filter filter = BuildInPlace(keys, bits_per_key, seed);
         EXPECT_EQ(filter.layout(), Layout::kSpread);
         WriteStats stats;
-        std::string block = "keep";
-        ASSERT_TRUE(AppendFilter(filter, {}, &block, &stats).ok());
-        ASSERT_EQ(block.substr(0, 4), "keep");
-        block.erase(0, 4);
-        // Exactly LevelDB's size for the same keys, tag included.
-        const uint64_t bits = std::max<uint64_t>(
-            64, static_cast<uint64_t>(std::ceil(n * bits_per_key)));
-        EXPECT_EQ(block.size(), (bits + 7) / 8 + 1);
+        const std::string block =
+            LevelDBSizedBlock(filter, n, bits_per_key, &stats);
         EXPECT_EQ(stats.encoding, Encoding::kInPlace);
         EXPECT_EQ(stats.overhead_bytes, 1u);
         // The payload is the filter's bits as they are, then the tag.
