@@ -6,10 +6,11 @@
 # nullptr: bloom_test and db_test are the only ones that ever read a filter.
 # Here util/options.cc is edited so that Options() sets
 #   filter_policy = leveldb::SuiteDefaultFilterPolicy();
-# a function each program links from suite_default_policy.cc, built three
+# a function each program links from suite_default_policy.cc, built four
 # ways (one target per variant):
 #   <test>_blockbloom  blockbloom::NewLevelDBFilterPolicy(10), and
 #                      bloom_test/db_test swapped as in the default mode
+#   <test>_accurate    the same in the accuracy mode (accurate_policy.h)
 #   <test>             LevelDB's NewBloomFilterPolicy(10), pristine sources
 #                      (a failure here is LevelDB's with any filter, not ours)
 #   <test>_none        nullptr: upstream's own behaviour
@@ -18,9 +19,9 @@
 # only LevelDB; it cannot serve the default mode's programs (they do not
 # define the function), hence a build folder of its own.
 #
-# Targets suite_blockbloom, suite_builtin and suite_none build every program
-# of one variant; suite_tests.txt lists the programs' base names, in
-# LevelDB's order, for the runner.
+# Targets suite_blockbloom, suite_accurate, suite_builtin and suite_none
+# build every program of one variant; suite_tests.txt lists the programs'
+# base names, in LevelDB's order, for the runner.
 
 # The programs LevelDB's own CMakeLists.txt declares with leveldb_test()
 # (read from it, so that a test upstream adds is not silently left out),
@@ -76,7 +77,7 @@ list(REMOVE_ITEM leveldb_sources "util/options.cc")
 set_property(TARGET leveldb PROPERTY SOURCES ${leveldb_sources} "${options_out}")
 
 # The default policy, one object library per variant.
-set(variants blockbloom builtin none)
+set(variants ${swapped_variants} builtin none)
 foreach(variant IN LISTS variants)
   add_library(suite_policy_${variant} OBJECT
               "${CMAKE_CURRENT_SOURCE_DIR}/suite_default_policy.cc")
@@ -86,7 +87,9 @@ foreach(variant IN LISTS variants)
                              LU_SUITE_POLICY_${upper}=1)
   target_link_libraries(suite_policy_${variant} PUBLIC leveldb)
 endforeach()
-target_link_libraries(suite_policy_blockbloom PUBLIC blockbloom::leveldb)
+foreach(variant IN LISTS swapped_variants)
+  target_link_libraries(suite_policy_${variant} PUBLIC lu_policy_${variant})
+endforeach()
 
 set(names)
 foreach(variant IN LISTS variants)
@@ -97,13 +100,13 @@ foreach(src IN LISTS suite_sources)
   list(APPEND names ${name})
   foreach(variant IN LISTS variants)
     set(program_source "${LEVELDB_SOURCE_DIR}/${src}")
-    if(variant STREQUAL "blockbloom")
-      set(target ${name}_blockbloom)
+    if(variant IN_LIST swapped_variants)
+      set(target ${name}_${variant})
       # The tests that create LevelDB's policy themselves get ours there too.
       file(READ "${program_source}" program_text)
       if(program_text MATCHES "NewBloomFilterPolicy")
-        swap_policy(${src})
-        set(program_source "${EDITED}/${src}")
+        swap_policy(${variant} ${src})
+        set(program_source "${EDITED}/${variant}/${src}")
       endif()
     elseif(variant STREQUAL "builtin")
       set(target ${name})

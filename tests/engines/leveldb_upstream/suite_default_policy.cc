@@ -1,21 +1,31 @@
 // The default filter policy of every leveldb::Options in a program of
 // LevelDB's test suite (suite.cmake edits Options() to call this). One of
-// LU_SUITE_POLICY_{BLOCKBLOOM,BUILTIN,NONE} picks it.
+// LU_SUITE_POLICY_{BLOCKBLOOM,ACCURATE,BUILTIN,NONE} picks it.
 //
 // The policy is wrapped in a counter, printed at exit, so that a run shows
 // the default was not only set but used: a suite that passes because no
 // filter was ever built or probed would prove nothing. The wrapper only
-// forwards (same Name(), same bytes, same answers).
+// forwards (same Name(), same bytes, same answers). blockbloom's two modes
+// share one Name(), so the report also names the mode and counts the
+// encodings the filters were written in (in-place for the default mode,
+// packed for the accuracy mode): a run of one mode cannot pass as the
+// other's.
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 
 #include "leveldb/filter_policy.h"
 #include "leveldb/slice.h"
 
-#if defined(LU_SUITE_POLICY_BLOCKBLOOM)
+#if defined(LU_SUITE_POLICY_BLOCKBLOOM) || defined(LU_SUITE_POLICY_ACCURATE)
+#define LU_SUITE_BLOCKBLOOM 1
+#include "blockbloom/format.h"
 #include "blockbloom/leveldb.h"
+#endif
+#if defined(LU_SUITE_POLICY_ACCURATE)
+#include "accurate_policy.h"
 #endif
 
 namespace leveldb {
@@ -25,7 +35,32 @@ std::atomic<uint64_t> filters_created{0};
 std::atomic<uint64_t> keys_added{0};
 std::atomic<uint64_t> probes{0};
 std::atomic<uint64_t> probes_matched{0};
+std::atomic<uint64_t> in_place{0};       // blockbloom's encodings
+std::atomic<uint64_t> packed{0};
+std::atomic<uint64_t> other_encoding{0};
 const char* policy_name = "none";
+const char* policy_mode = "";
+
+// The encoding blockbloom wrote one filter in (nothing to count for the
+// other policies). In-place blocks have no checksum and are read only when
+// allowed (as the policy itself does: LevelDB checksums its blocks).
+void CountEncoding(std::string_view filter) {
+#if defined(LU_SUITE_BLOCKBLOOM)
+  blockbloom::ReadOptions options;
+  options.allow_in_place = true;
+  const auto info =
+      blockbloom::InspectFilter(blockbloom::AsBytes(filter), options);
+  std::atomic<uint64_t>* count = &other_encoding;
+  if (info.ok() && info->encoding == blockbloom::Encoding::kInPlace) {
+    count = &in_place;
+  } else if (info.ok() && info->encoding == blockbloom::Encoding::kPacked) {
+    count = &packed;
+  }
+  count->fetch_add(1, std::memory_order_relaxed);
+#else
+  static_cast<void>(filter);
+#endif
+}
 
 class CountingPolicy final : public FilterPolicy {
  public:
@@ -34,7 +69,9 @@ class CountingPolicy final : public FilterPolicy {
   void CreateFilter(const Slice* keys, int n, std::string* dst) const override {
     filters_created.fetch_add(1, std::memory_order_relaxed);
     keys_added.fetch_add(n, std::memory_order_relaxed);
+    const size_t before = dst->size();
     policy_->CreateFilter(keys, n, dst);
+    CountEncoding(std::string_view(*dst).substr(before));
   }
   bool KeyMayMatch(const Slice& key, const Slice& filter) const override {
     const bool match = policy_->KeyMayMatch(key, filter);
@@ -48,12 +85,20 @@ class CountingPolicy final : public FilterPolicy {
 };
 
 void Report() {
+  char encodings[128] = "";
+#if defined(LU_SUITE_BLOCKBLOOM)
+  std::snprintf(encodings, sizeof(encodings),
+                "; %llu in-place, %llu packed, %llu other",
+                static_cast<unsigned long long>(in_place.load()),
+                static_cast<unsigned long long>(packed.load()),
+                static_cast<unsigned long long>(other_encoding.load()));
+#endif
   std::fprintf(stderr,
-               "leveldb_upstream suite: default filter policy %s: %llu filters "
-               "created (%llu keys), %llu probes (%llu may match)\n",
-               policy_name,
+               "leveldb_upstream suite: default filter policy %s%s: %llu "
+               "filters created (%llu keys%s), %llu probes (%llu may match)\n",
+               policy_name, policy_mode,
                static_cast<unsigned long long>(filters_created.load()),
-               static_cast<unsigned long long>(keys_added.load()),
+               static_cast<unsigned long long>(keys_added.load()), encodings,
                static_cast<unsigned long long>(probes.load()),
                static_cast<unsigned long long>(probes_matched.load()));
 }
@@ -61,12 +106,17 @@ void Report() {
 const FilterPolicy* Make() {
 #if defined(LU_SUITE_POLICY_BLOCKBLOOM)
   const FilterPolicy* policy = blockbloom::NewLevelDBFilterPolicy(10);
+  policy_mode = " (default mode)";
+#elif defined(LU_SUITE_POLICY_ACCURATE)
+  const FilterPolicy* policy =
+      leveldb_upstream::NewAccurateLevelDBFilterPolicy(10);
+  policy_mode = " (accuracy mode, fewer_false_positives)";
 #elif defined(LU_SUITE_POLICY_BUILTIN)
   const FilterPolicy* policy = NewBloomFilterPolicy(10);
 #elif defined(LU_SUITE_POLICY_NONE)
   const FilterPolicy* policy = nullptr;
 #else
-#error "define one of LU_SUITE_POLICY_{BLOCKBLOOM,BUILTIN,NONE}"
+#error "define one of LU_SUITE_POLICY_{BLOCKBLOOM,ACCURATE,BUILTIN,NONE}"
 #endif
   if (policy != nullptr) policy_name = policy->Name();
   std::atexit(Report);
