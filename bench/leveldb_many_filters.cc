@@ -14,11 +14,13 @@
 //
 //   leveldb_many_filters [--keys=36] [--filters=17554] [--bits=10]
 //                        [--probes=2000000] [--rounds=7] [--accurate]
+//                        [--present]
 //
 // Each side's filters lie back to back in one buffer, as LevelDB lays out a
 // table's filter block (unaligned: a 46-byte filter straddles two cache
 // lines most of the time). --accurate measures the accuracy mode
-// (fewer_false_positives) instead of the default.
+// (fewer_false_positives) instead of the default; --present probes keys the
+// filters hold (every bit tested: no early exit).
 //
 // Each round times the same probes (absent keys, each against a random
 // filter) with the built-in, then with blockbloom, after one untimed pass of
@@ -49,6 +51,10 @@ ABSL_FLAG(int, filters, 17554, "filters");
 ABSL_FLAG(int, bits, 10, "bits per key, as LevelDB's NewBloomFilterPolicy");
 ABSL_FLAG(int64_t, probes, 2000000, "timed probes per side and round");
 ABSL_FLAG(int, rounds, 7, "rounds");
+ABSL_FLAG(bool, present, false,
+          "probe keys each filter holds (a lookup that finds its key, as "
+          "db_bench's readrandom at the level holding it) instead of absent "
+          "ones");
 ABSL_FLAG(bool, accurate, false,
           "blockbloom's accuracy mode (fewer_false_positives)");
 
@@ -118,6 +124,7 @@ int main(int argc, char** argv) {
   const int bits = std::max(1, absl::GetFlag(FLAGS_bits));
   const int64_t num_probes = std::max<int64_t>(1, absl::GetFlag(FLAGS_probes));
   const int rounds = std::max(1, absl::GetFlag(FLAGS_rounds));
+  const bool present = absl::GetFlag(FLAGS_present);
 
   std::unique_ptr<const leveldb::FilterPolicy> builtin(
       leveldb::NewBloomFilterPolicy(bits));
@@ -156,12 +163,13 @@ int main(int argc, char** argv) {
       }
     }
   }
-  all_keys.clear();
   Probes probes;
   for (int64_t i = 0; i < num_probes; ++i) {
-    probes.keys.push_back(Key(rng));
-    probes.filter.push_back(static_cast<uint32_t>(rng() % num_filters));
+    const uint32_t f = static_cast<uint32_t>(rng() % num_filters);
+    probes.filter.push_back(f);
+    probes.keys.push_back(present ? all_keys[f][rng() % num_keys] : Key(rng));
   }
+  all_keys.clear();
 
   int builtin_matches = 0, blockbloom_matches = 0;
   NanosPerProbe<kFirstPass>(*builtin, builtin_filters, probes,

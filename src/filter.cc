@@ -9,7 +9,6 @@
 #include "absl/base/attributes.h"
 #include "absl/strings/str_cat.h"
 #include "src/aligned_buffer.h"
-#include "src/filter_access.h"
 #include "src/fingerprint_set.h"
 #include "src/hash_chunks.h"
 #include "src/hash_inl.h"
@@ -148,6 +147,9 @@ double Filter::EstimatedFpRate() const {
     case Layout::kSet:
       return std::min(1.0, static_cast<double>(num_keys_) /
                                static_cast<double>(ref_.set->universe));
+    case Layout::kStandard:
+      return internal::StandardFpRate(num_keys_, ref_.num_bits,
+                                      shape_.num_probes);
   }
   return blockbloom::EstimatedFpRate(shape_, num_keys_).value_or(1.0);
 }
@@ -308,16 +310,17 @@ absl::StatusOr<Filter> FilterBuilder::Finish() {
         all.insert(all.end(), h, h + n);
       });
     }
-    const bool in_place = !options_.fewer_false_positives;
-    const uint64_t payload_bytes =
-        internal::PackedBlockBytes(num_keys, options_.bits_per_key) -
-        (in_place ? internal::kInPlaceTrailerBytes
-                  : internal::kPackedTrailerBytes);
-    absl::StatusOr<Filter> filter = internal::BuildPackedFilter(
-        &all, payload_bytes, options_.seed,
-        DefaultProbes(options_.bits_per_key), /*allow_set=*/!in_place);
-    if (filter.ok() && in_place) internal::FilterAccess::SetInPlace(&*filter);
-    return filter;
+    const uint64_t block_bytes =
+        internal::PackedBlockBytes(num_keys, options_.bits_per_key);
+    const int empty_k = DefaultProbes(options_.bits_per_key);
+    if (!options_.fewer_false_positives) {
+      return internal::BuildInPlaceFilter(
+          all, block_bytes - internal::kInPlaceTrailerBytes, options_.seed,
+          empty_k);
+    }
+    return internal::BuildPackedFilter(
+        &all, block_bytes - internal::kPackedTrailerBytes, options_.seed,
+        empty_k);
   }
   absl::StatusOr<FilterShape> shape = ShapeForKeys(num_keys);
   if (!shape.ok()) return shape.status();

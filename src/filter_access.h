@@ -24,10 +24,6 @@ struct FilterAccess {
   static void SetOwnsBits(Filter* filter, bool owns) {
     filter->owns_set_bits_ = owns;
   }
-  // Whether a packed filter is written in the in-place encoding
-  // (src/in_place.h) rather than the packed one.
-  static void SetInPlace(Filter* filter) { filter->in_place_ = true; }
-  static bool InPlace(const Filter& filter) { return filter.in_place_; }
 };
 
 }  // namespace blockbloom::internal

@@ -6,7 +6,7 @@
 //   0xB0 + (major - 1)        full encoding:    payload | 56-byte footer
 //   0xC0 + (k - 1)            compact, seed 0:  bits | crc16 | tag
 //   0xD0 + (k - 1)            compact, seeded:  bits | seed u64 | crc16 | tag
-//   0x00 + (k - 1)            in-place spread:  bits | tag          (no crc)
+//   0x00 + (k - 1)            in-place:         bits | tag          (no crc)
 //   0x90 + l, l <= 14         packed, set:      set* | crc16 | tag  (v3)
 //   0x9F                      reserved for a later encoding
 //   0xA0 + (k - 1)            packed, spread:   bits* | crc16 | tag (v3)
@@ -28,7 +28,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "src/aligned_buffer.h"
-#include "src/filter_access.h"
 #include "src/fingerprint_set.h"
 #include "src/hash_inl.h"
 #include "src/in_place.h"
@@ -457,7 +456,7 @@ absl::StatusOr<Parsed> ParseInPlace(absl::Span<const uint8_t> block,
   info.encoding = Encoding::kInPlace;
   info.major_version = 1;
   info.minor_version = 0;
-  info.layout = Layout::kSpread;
+  info.layout = Layout::kStandard;
   info.shape = {1, (block[n - 1] & 0x0F) + 1, 0};
   info.seed = options.seed;
   info.compression = Compression::kNone;
@@ -612,12 +611,12 @@ absl::Status AppendFilter(const Filter& filter, const WriteOptions& options,
   const bool packed = filter.layout() != Layout::kBlocked;
   if (packed || encoding == Encoding::kPacked ||
       encoding == Encoding::kInPlace) {
-    const bool in_place = internal::FilterAccess::InPlace(filter);
+    const bool in_place = filter.layout() == Layout::kStandard;
     const Encoding own = in_place ? Encoding::kInPlace : Encoding::kPacked;
     if (packed && encoding != Encoding::kAuto && encoding != own) {
       return absl::InvalidArgumentError(
-          in_place ? "a packed filter sized for the in-place encoding is "
-                     "written in it only (kAuto or kInPlace)"
+          in_place ? "an in-place filter (Layout::kStandard) is written in "
+                     "the in-place encoding only (kAuto or kInPlace)"
                    : "a packed filter built with fewer_false_positives is "
                      "written in the packed encoding only (kAuto or kPacked)");
     }
@@ -711,10 +710,8 @@ absl::StatusOr<Filter> OpenFilter(absl::Span<const uint8_t> bytes,
   if (!parsed.ok()) return parsed.status();
   const FilterInfo& info = parsed->info;
   if (info.encoding == Encoding::kInPlace) {
-    absl::StatusOr<Filter> filter = internal::OpenPackedFilter(
-        parsed->payload, Layout::kSpread, info.shape.num_probes, info.seed);
-    if (filter.ok()) internal::FilterAccess::SetInPlace(&*filter);
-    return filter;
+    return internal::OpenInPlaceFilter(parsed->payload, info.shape.num_probes,
+                                       info.seed);
   }
   if (info.encoding == Encoding::kPacked) {
     // A restored v3 payload dies with `parsed`: the filter keeps a copy.

@@ -1,8 +1,8 @@
-// The in-place encoding (docs/FORMAT.md): a one-block Bloom filter with
-// spread lanes (src/layout.h) followed by ONE tag byte, and nothing else: no
-// checksum, no seed, no whitening. It is what the LevelDB policy writes by
-// default, and this is its probe, which reads the caller's bytes where they
-// are: no copy, no cache, no allocation, no lock.
+// The in-place encoding (docs/FORMAT.md): a standard Bloom filter, k bits
+// anywhere in its bits (src/layout.h, "In-place filters"), followed by ONE
+// tag byte, and nothing else: no checksum, no seed, no whitening. It is what
+// the LevelDB policy writes by default, and this is its probe, which reads the
+// caller's bytes where they are: no copy, no cache, no allocation, no lock.
 //
 // Why no checksum: the engine already has one. LevelDB reads a table's
 // filter block once, when the table is opened, and verifies its CRC32C when
@@ -12,18 +12,12 @@
 // thousands of filters those copies were what made LevelDB reads slower than
 // its built-in filter (docs/BENCHMARKS.md, "LevelDB").
 //
-// Why this probe (measured, docs/BENCHMARKS.md): LevelDB packs its filters
-// back to back, unaligned, so a 46-byte filter (36 keys at 10 bits/key)
-// straddles two cache lines most of the time. The probe reads the tag (the
-// filter's last byte) first, as LevelDB's built-in reads its k there, and
-// then tests the key's lanes from the LAST to the first, exiting at the first
-// clear bit: the first bit tested is the one nearest the tag, so most absent
-// keys are rejected without touching a second cache line. Half the bits of a
-// well-sized filter are set, so an absent key tests about two bits.
+// The probe reads the tag (the filter's last byte, as LevelDB's built-in
+// reads its k there), hashes the key and tests the key's bits two at a time;
+// why, with the measurements, is beside InPlaceMayContainHash below.
 #ifndef BLOCKBLOOM_SRC_IN_PLACE_H_
 #define BLOCKBLOOM_SRC_IN_PLACE_H_
 
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -44,10 +38,8 @@ namespace blockbloom::internal {
 // filter block as empty filters, which match nothing, with any policy.)
 inline constexpr uint8_t kInPlaceTag = 0x00;
 inline constexpr uint64_t kInPlaceTrailerBytes = 1;
-// At least 2 bytes of bits (every spread lane gets a bit), at most 2^28
-// (bit positions stay below 2^31, as in the other one-block encodings).
-inline constexpr uint64_t kInPlaceMinPayloadBytes = 2;
-inline constexpr uint64_t kInPlaceMaxPayloadBytes = uint64_t{1} << 28;
+inline constexpr uint64_t kInPlaceMinPayloadBytes = kSpreadMinBytes;
+inline constexpr uint64_t kInPlaceMaxPayloadBytes = kSpreadMaxBytes;
 
 inline constexpr bool IsInPlaceTag(uint8_t tag) {
   return (tag & 0xF0) == kInPlaceTag;
@@ -59,62 +51,38 @@ inline constexpr bool InPlaceSizeValid(size_t block_bytes) {
          block_bytes <= kInPlaceMaxPayloadBytes + kInPlaceTrailerBytes;
 }
 
-// The lanes of each selector's affine map in the order of x (src/layout.h:
-// lane(x) = a*x + b in GF(16), x = 0..15), one per 4 bits from the low end.
-// A key with k probes uses lanes x = 0..k-1, so the first k entries are
-// exactly LaneSet(k, selector) for EVERY k: the list can be loaded before
-// the tag (which gives k) has arrived. 240 x 8 bytes.
-struct LaneOrderTable {
-  uint64_t lanes[kLaneSets];
-};
-constexpr LaneOrderTable MakeLaneOrderTable() {
-  LaneOrderTable table{};
-  for (uint32_t sel = 0; sel < kLaneSets; ++sel) {
-    const uint32_t a = sel / 16 + 1, b = sel % 16;
-    for (uint32_t x = 0; x < kLanes; ++x) {
-      table.lanes[sel] |= uint64_t{Gf16Multiply(a, x) ^ b} << (4 * x);
-    }
-  }
-  return table;
-}
-alignas(64) inline constexpr LaneOrderTable kLaneOrderTable =
-    MakeLaneOrderTable();
-
 // Whether the in-place filter of `payload_bytes` bytes of bits (valid size)
-// and k probes may contain the key of `hash`. Its lanes are tested two at a
-// time (both bits loaded, one branch for the pair; an odd k tests its last
-// lane alone), in the order of x.
+// and k probes may contain the key of `hash`: its k bits (src/layout.h,
+// StandardBit) tested two at a time, both loaded before one branch on the
+// pair (an odd k tests its last bit alone).
 //
-// Why (bench/leveldb_many_filters, 36-key filters back to back, ns per
-// absent-key probe against the built-in's, one run; docs/BENCHMARKS.md):
-//   one lane per branch, last lane first       1.04x (100 filters), 1.16x
-//                                               (17,554)
-//   all k lanes, one branch                    1.02x, 1.53x
-//   two lanes per branch, last lanes first     0.72x, 0.91x
-//   two lanes per branch, in x order (this)    0.75x, 0.81x
-// Half the bits are set, so a branch on one bit is a coin toss the
-// predictor loses half the time; on two bits it is right three times in
-// four, and a probe costs one misprediction in four instead of one in two.
-// Taking lanes in x order lets the list be loaded without waiting for the
-// tag: with thousands of filters the tag's cache line is often a miss, and
-// the built-in also starts its first bit's load before knowing its k. Going
-// from the last lane (nearest the tag, usually in its cache line) saves
-// lines but waits for k; the wait costs more.
+// Why (bench/leveldb_many_filters and the variants beside it, 36-key filters
+// back to back, time per probe against the built-in's at 100 and 17,554
+// filters; docs/BENCHMARKS.md, "How the probe was chosen"):
+//   spread lanes, one bit per branch, last lane first   1.04x, 1.16x
+//   spread lanes, two bits per branch, lanes in x order  0.75x, 0.81x
+//   k bits anywhere, one bit per branch                  0.81x, 0.85x
+//   k bits anywhere, two bits per branch (this)          0.51x, 0.59x
+// and on present keys (every bit tested) 1.02x, 1.08x for this one, 1.6x
+// for the spread lanes. Half the bits of a well-sized filter are set, so a
+// branch on one bit is a coin toss the predictor loses half the time; on
+// two bits it is right three times in four. None of the bits depends on the
+// tag but for k, so every load can start before the tag's cache line
+// arrives, as the built-in's first bit does.
 inline bool InPlaceMayContainHash(const uint8_t* bits, size_t payload_bytes,
                                   int k, uint64_t hash) {
   const uint32_t num_bits = static_cast<uint32_t>(8 * payload_bytes);
   const uint32_t lo = static_cast<uint32_t>(hash);
   const uint32_t high = static_cast<uint32_t>(hash >> 32);
-  const auto bit_of = [&](uint64_t lane) {
-    const uint32_t bit =
-        SpreadBit(num_bits, lo, high, static_cast<uint32_t>(lane & 15));
+  const auto bit_of = [&](uint32_t j) {
+    const uint32_t bit = StandardBit(num_bits, lo, high, j);
     return (bits[bit >> 3] >> (bit & 7)) & 1;
   };
-  for (uint64_t lanes = kLaneOrderTable.lanes[Selector(lo)];; lanes >>= 8) {
-    // Both loads are issued before k is looked at (a lane beyond k is
-    // still a lane of the filter: in bounds, its answer unused).
-    const int first = bit_of(lanes);
-    const int second = bit_of(lanes >> 4);
+  for (uint32_t j = 0;; j += 2) {
+    // Both loads are issued before k is looked at (bit j + 1 beyond k is
+    // still a bit of the filter: in bounds, its answer unused).
+    const int first = bit_of(j);
+    const int second = bit_of(j + 1);
     if (k == 1) return first != 0;
     if ((first & second) == 0) return false;
     k -= 2;

@@ -78,7 +78,7 @@ PackedChoice ChoosePackedLayout(uint64_t num_keys, uint64_t payload_bits,
 
 absl::StatusOr<Filter> BuildPackedFilter(std::vector<uint64_t>* hashes,
                                          uint64_t payload_bytes, uint64_t seed,
-                                         int empty_k, bool allow_set) {
+                                         int empty_k) {
   if (payload_bytes < kPackedMinPayloadBytes ||
       payload_bytes > kPackedMaxPayloadBytes) {
     return absl::OutOfRangeError(
@@ -89,11 +89,6 @@ absl::StatusOr<Filter> BuildPackedFilter(std::vector<uint64_t>* hashes,
   const uint64_t num_keys = hashes->size();
   PackedChoice choice =
       ChoosePackedLayout(num_keys, 8 * payload_bytes, empty_k);
-  if (!allow_set && choice.layout == Layout::kSet) {
-    double rate;
-    choice = {Layout::kSpread,
-              OneBlockBestK(num_keys, 8 * payload_bytes, &rate), rate};
-  }
   if (choice.layout == Layout::kSet &&
       !SetFits(hashes, 8 * payload_bytes, choice.param)) {
     // Never for a set chosen on its merits (see kMaxGroupEntries); if the
@@ -124,6 +119,48 @@ absl::StatusOr<Filter> BuildPackedFilter(std::vector<uint64_t>* hashes,
   ref.mix_high = true;
   for (uint64_t h : *hashes) ReferenceInsert(ref, data, h);
   return filter;
+}
+
+namespace {
+
+FilterRef StandardRef(const uint8_t* bits, uint64_t payload_bytes, int k,
+                      uint64_t seed) {
+  FilterRef ref = {bits, 1, LaneSetsFor(k), seed, 0};
+  ref.num_bits = static_cast<uint32_t>(8 * payload_bytes);
+  ref.standard_probes = static_cast<uint32_t>(k);
+  return ref;
+}
+
+}  // namespace
+
+absl::StatusOr<Filter> BuildInPlaceFilter(const std::vector<uint64_t>& hashes,
+                                          uint64_t payload_bytes, uint64_t seed,
+                                          int empty_k) {
+  if (payload_bytes < kSpreadMinBytes || payload_bytes > kSpreadMaxBytes) {
+    return absl::OutOfRangeError(absl::StrCat(
+        "an in-place filter holds ", kSpreadMinBytes, " to ", kSpreadMaxBytes,
+        " bytes of bits; ", hashes.size(), " keys would need ", payload_bytes));
+  }
+  const int k = hashes.empty()
+                    ? empty_k
+                    : StandardBestK(hashes.size(), 8 * payload_bytes, nullptr);
+  absl::StatusOr<std::unique_ptr<AlignedBuffer>> bits =
+      AlignedBuffer::Create(payload_bytes);
+  if (!bits.ok()) return bits.status();
+  uint8_t* data = (*bits)->data();
+  const FilterRef ref = StandardRef(data, payload_bytes, k, seed);
+  for (uint64_t h : hashes) ReferenceInsert(ref, data, h);
+  return FilterAccess::Make(*std::move(bits), Layout::kStandard, ref,
+                            FilterShape{1, k, 0}, payload_bytes, hashes.size(),
+                            StandardKernels());
+}
+
+Filter OpenInPlaceFilter(absl::Span<const uint8_t> payload, int k,
+                         uint64_t seed) {
+  return FilterAccess::Make(
+      nullptr, Layout::kStandard,
+      StandardRef(payload.data(), payload.size(), k, seed),
+      FilterShape{1, k, 0}, payload.size(), 0, StandardKernels());
 }
 
 absl::StatusOr<Filter> OpenPackedFilter(absl::Span<const uint8_t> payload,

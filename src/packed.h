@@ -1,7 +1,9 @@
-// Packed filters (FilterOptions::packed, the packed encoding): a filter
-// block of a given size in bytes, trailer included, laid out as whichever
-// of a one-block Bloom filter with spread lanes (Layout::kSpread) and a
-// compressed fingerprint set (Layout::kSet) is more accurate at that size.
+// Packed filters (FilterOptions::packed): a filter block of a given size in
+// bytes, trailer included (LevelDB's per-data-block budget). In the packed
+// encoding (fewer_false_positives), whichever of a one-block Bloom filter
+// with spread lanes (Layout::kSpread) and a compressed fingerprint set
+// (Layout::kSet) is more accurate at that size; in the in-place encoding,
+// a standard Bloom filter (Layout::kStandard).
 #ifndef BLOCKBLOOM_SRC_PACKED_H_
 #define BLOCKBLOOM_SRC_PACKED_H_
 
@@ -13,17 +15,17 @@
 #include "absl/types/span.h"
 #include "blockbloom/filter.h"
 #include "src/fingerprint_set.h"
+#include "src/layout.h"
 
 namespace blockbloom::internal {
 
 // The packed encoding's trailer: a CRC-16 and the tag.
 inline constexpr uint64_t kPackedTrailerBytes = 3;
-// At least 2 bytes of bits: 16 bits give every spread lane a bit.
-inline constexpr uint64_t kPackedMinPayloadBytes = 2;
-// At most 2^28 bytes (2^31 bits): the SIMD kernels hold bit positions in
-// 32-bit lanes. A LevelDB filter that large would be 200 million keys in one
-// data block.
-inline constexpr uint64_t kPackedMaxPayloadBytes = uint64_t{1} << 28;
+// The payload's bounds are the spread layout's (src/layout.h); a set is
+// held to the same. A LevelDB filter at the upper bound would be 200
+// million keys in one data block.
+inline constexpr uint64_t kPackedMinPayloadBytes = kSpreadMinBytes;
+inline constexpr uint64_t kPackedMaxPayloadBytes = kSpreadMaxBytes;
 
 // What LevelDB's built-in Bloom filter takes for n keys at bits_per_key,
 // and so what a packed block takes, trailer included:
@@ -42,14 +44,26 @@ PackedChoice ChoosePackedLayout(uint64_t num_keys, uint64_t payload_bits,
                                 int empty_k);
 
 // Builds the packed filter for `hashes` (adjacent duplicates already
-// dropped; reordered) in `payload_bytes` bytes of bits: the more accurate
-// layout if `allow_set` (the packed encoding), else always kSpread (the
-// in-place encoding, src/in_place.h).
+// dropped; reordered) in `payload_bytes` bytes of bits.
 // OutOfRange if payload_bytes is outside [kPackedMinPayloadBytes,
 // kPackedMaxPayloadBytes].
 absl::StatusOr<Filter> BuildPackedFilter(std::vector<uint64_t>* hashes,
                                          uint64_t payload_bytes, uint64_t seed,
-                                         int empty_k, bool allow_set);
+                                         int empty_k);
+
+// The in-place encoding's filter (src/in_place.h): a standard Bloom filter
+// (Layout::kStandard) of `hashes` in `payload_bytes` bytes of bits, with the
+// k of the lowest expected rate (StandardBestK; `empty_k` with no keys).
+// OutOfRange if payload_bytes is outside [kSpreadMinBytes,
+// kSpreadMaxBytes].
+absl::StatusOr<Filter> BuildInPlaceFilter(const std::vector<uint64_t>& hashes,
+                                          uint64_t payload_bytes, uint64_t seed,
+                                          int empty_k);
+
+// An in-place filter of k probes over `payload` (which must outlive it),
+// probed where it lies.
+Filter OpenInPlaceFilter(absl::Span<const uint8_t> payload, int k,
+                         uint64_t seed);
 
 // A filter over a packed payload (already verified). A kSpread filter is
 // probed in place (`payload` must outlive it) unless `copy_payload`, when it

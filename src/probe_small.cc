@@ -17,6 +17,7 @@
 
 #include "src/fingerprint_set.h"
 #include "src/hash_inl.h"
+#include "src/in_place.h"
 #include "src/layout.h"
 #include "src/probe_adapters-inl.h"
 #include "src/probe_small.h"
@@ -115,6 +116,17 @@ constexpr Kernels kSetKernels =
     HWY_NAMESPACE::AdaptedKernels<&SetProbeHash<LowT>>(/*writable=*/false,
                                                        "set");
 
+// Standard Bloom filters (the in-place encoding): the probe LevelDB's
+// adapter inlines, so that a Filter opened on the same bytes answers with
+// the very same code.
+bool StandardProbeHash(const FilterRef& f, uint64_t hash) {
+  return InPlaceMayContainHash(f.bits, f.num_bits / 8,
+                               static_cast<int>(f.standard_probes), hash);
+}
+constexpr Kernels kStandardKernels =
+    HWY_NAMESPACE::AdaptedKernels<&StandardProbeHash>(/*writable=*/true,
+                                                      "in-place");
+
 }  // namespace
 
 const Kernels* SpreadKernels(uint64_t size_bytes) {
@@ -129,6 +141,8 @@ const Kernels* SetKernels(int low_bits) {
 }
 
 const Kernels* ScalarLaneKernels() { return &kScalarKernels; }
+
+const Kernels* StandardKernels() { return &kStandardKernels; }
 
 }  // namespace blockbloom::internal
 #endif  // HWY_ONCE

@@ -1,7 +1,8 @@
 // Kernels for filters that are not blocks of 32-bit lanes: one-block
 // filters with spread lanes (the small-filter layout and the packed kSpread
-// layout; SIMD, src/probe_small.cc), compressed fingerprint sets (kSet), and
-// blocked filters of other lane widths (the scalar reference).
+// layout; SIMD, src/probe_small.cc), compressed fingerprint sets (kSet),
+// standard Bloom filters (kStandard), and blocked filters of other lane
+// widths (the scalar reference).
 #ifndef BLOCKBLOOM_SRC_PROBE_SMALL_H_
 #define BLOCKBLOOM_SRC_PROBE_SMALL_H_
 
@@ -24,6 +25,11 @@ const Kernels* SetKernels(int low_bits);
 
 // The scalar reference for blocked filters of any lane width.
 const Kernels* ScalarLaneKernels();
+
+// For a FilterRef with standard_probes set (Layout::kStandard, the in-place
+// encoding): the in-place probe (src/in_place.h), scalar; writes through the
+// reference.
+const Kernels* StandardKernels();
 
 }  // namespace blockbloom::internal
 

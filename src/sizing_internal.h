@@ -15,6 +15,15 @@ double OneBlockFpRate(uint64_t num_keys, uint64_t num_bits, int k);
 // that rate.
 int OneBlockBestK(uint64_t num_keys, uint64_t num_bits, double* rate);
 
+// The expected false-positive rate of `num_keys` keys in a standard Bloom
+// filter of `num_bits` bits with k probes (the in-place encoding's layout,
+// src/layout.h): (1 - (1 - 1/m)^(k n))^k.
+double StandardFpRate(uint64_t num_keys, uint64_t num_bits, int k);
+
+// The k in [1, 16] with the lowest such rate (the smaller on a tie), and
+// that rate.
+int StandardBestK(uint64_t num_keys, uint64_t num_bits, double* rate);
+
 }  // namespace blockbloom::internal
 
 #endif  // BLOCKBLOOM_SRC_SIZING_INTERNAL_H_

@@ -50,10 +50,12 @@ enum class Layout : uint8_t {
   // builds unless asked for a packed filter.
   kBlocked,
   // Packed filters (FilterOptions::packed), sized to the byte:
-  kSpread,  // one block of 16 lanes over all the filter's bits (a Bloom
-            // filter; src/layout.h, "one-block filters")
-  kSet,     // a compressed set of fingerprints (more accurate than any Bloom
-            // filter of the same size from ~7 bits/key; docs/FORMAT.md)
+  kSpread,    // one block of 16 lanes over all the filter's bits (a Bloom
+              // filter; src/layout.h, "one-block filters")
+  kSet,       // a compressed set of fingerprints (more accurate than any Bloom
+              // filter of the same size from ~7 bits/key; docs/FORMAT.md)
+  kStandard,  // a standard Bloom filter, k bits anywhere in its bits (the
+              // in-place encoding, the default packed filter; src/layout.h)
 };
 
 // An immutable filter: probe it with keys or with hashes from HashKey().
@@ -150,9 +152,6 @@ class Filter {
 
   std::unique_ptr<internal::AlignedBuffer> owned_;
   Layout layout_ = Layout::kBlocked;
-  // A packed kSpread filter sized for the in-place encoding (its one-byte
-  // tag) rather than the packed encoding's 3-byte trailer.
-  bool in_place_ = false;
   // A kSet filter always owns its index; its bits only if built here.
   bool owns_set_bits_ = false;
   FilterShape shape_;
@@ -193,9 +192,9 @@ struct FilterOptions {
   // For engines that build a filter per data block and charge its every
   // byte to the bits/key budget (LevelDB). The seed is not stored: readers
   // must be given it (ReadOptions::seed). By default the filter is a
-  // one-block Bloom filter (Layout::kSpread) of all but one of those bytes,
-  // written in the in-place encoding (a one-byte tag, no checksum: the
-  // engine's block checksum protects it), which LevelDB probes where it
+  // standard Bloom filter (Layout::kStandard) in all but one of those
+  // bytes, written in the in-place encoding (a one-byte tag, no checksum:
+  // the engine's block checksum protects it), which LevelDB probes where it
   // lies.
   bool packed = false;
   // Packed filters only: trade probe speed for accuracy. The filter is the

@@ -1,9 +1,10 @@
-// The in-place probe (src/in_place.h): the early-exit, last-lane-first probe
-// of a block's own bytes that the LevelDB policy uses by default.
-//  - It answers exactly what the scalar reference of the spread layout
-//    answers (src/layout.h, with the high-half mix), for every k, many
-//    sizes (2 bytes to 1 MiB) and densities, at any alignment, and reads
-//    nothing outside the payload (ASan: the payload ends the allocation).
+// The in-place probe (src/in_place.h): the two-bits-per-branch probe of a
+// block's own bytes that the LevelDB policy uses by default.
+//  - It answers exactly what the scalar reference of the standard layout
+//    answers (src/layout.h, "In-place filters"), for every k, many sizes (2
+//    bytes to 1 MiB) and densities, at any alignment, and reads nothing
+//    outside the payload (ASan: the payload ends the allocation).
+//  - Each probe's bits spread evenly over the whole filter.
 //  - Blocks it cannot read (too short, too long, another tag) answer "may
 //    match".
 #include "src/in_place.h"
@@ -46,8 +47,8 @@ TEST(InPlaceProbeTest, MatchesTheReferenceAtEverySizeAndK) {
           bits[i] = b;
         }
         FilterRef ref = {bits, 1, LaneSetsFor(k), 0, 0};
-        SpreadLanes(static_cast<uint32_t>(8 * bytes), &ref);
-        ref.mix_high = true;
+        ref.num_bits = static_cast<uint32_t>(8 * bytes);
+        ref.standard_probes = static_cast<uint32_t>(k);
         for (uint64_t h : hashes) {
           const bool expected = ReferenceMayContain(ref, h);
           ASSERT_EQ(InPlaceMayContainHash(bits, bytes, k, h), expected)
@@ -63,15 +64,20 @@ TEST(InPlaceProbeTest, MatchesTheReferenceAtEverySizeAndK) {
   EXPECT_LT(positives, total - total / 20);
 }
 
-// The probe's lane order holds each key's lane set as its first k entries,
-// for every k and selector.
-TEST(InPlaceProbeTest, LaneOrderPrefixesAreTheLaneSets) {
-  for (uint32_t sel = 0; sel < kLaneSets; ++sel) {
-    uint32_t prefix = 0;
-    for (int k = 1; k <= kMaxProbes; ++k) {
-      prefix |= 1u << ((kLaneOrderTable.lanes[sel] >> (4 * (k - 1))) & 15);
-      ASSERT_EQ(prefix, LaneSet(k, sel)) << "selector " << sel << ", k " << k;
+TEST(InPlaceProbeTest, BitsAreSpreadOverTheWholeFilter) {
+  // Bit j of 20,000 random keys in a 1,000-bit filter, for every j: each
+  // tenth of the filter gets a tenth of them, within 3 sigma.
+  for (uint32_t j = 0; j < kMaxProbes; ++j) {
+    std::vector<int> decile(10);
+    std::mt19937_64 rng(j);
+    for (int i = 0; i < 20000; ++i) {
+      const uint64_t h = rng();
+      const uint32_t bit = StandardBit(1000, static_cast<uint32_t>(h),
+                                       static_cast<uint32_t>(h >> 32), j);
+      ASSERT_LT(bit, 1000u);
+      ++decile[bit / 100];
     }
+    for (int d : decile) EXPECT_NEAR(d, 2000, 3 * 42.4) << "probe " << j;
   }
 }
 

@@ -330,7 +330,7 @@ TEST(FingerprintSetTest, GroupsBeyondTheEntryLimitAreRefused) {
   // The packed writer falls back to a Bloom filter for such hashes.
   std::vector<uint64_t> again(n, 1);
   absl::StatusOr<Filter> filter =
-      BuildPackedFilter(&again, (n * 2 + 7) / 8, 0, 1, /*allow_set=*/true);
+      BuildPackedFilter(&again, (n * 2 + 7) / 8, 0, 1);
   ASSERT_TRUE(filter.ok());
   EXPECT_EQ(filter->layout(), Layout::kSpread);
 }
@@ -377,7 +377,7 @@ TEST(PackedTest, NoFalseNegativesAtAnySizeAndDensity) {
       const uint64_t payload =
           PackedBlockBytes(n, bits_per_key) - kPackedTrailerBytes;
       absl::StatusOr<Filter> filter =
-          BuildPackedFilter(&scratch, payload, 5, 4, /*allow_set=*/true);
+          BuildPackedFilter(&scratch, payload, 5, 4);
       ASSERT_TRUE(filter.ok()) << filter.status();
       ASSERT_EQ(filter->bits().size(), payload);
       for (uint64_t h : hashes) {

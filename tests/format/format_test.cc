@@ -608,7 +608,7 @@ TEST(InPlaceFormatTest, RoundTripsEverySize) {
             absl::StrCat(n, " keys at ", bits_per_key, ", seed ", seed));
         const std::vector<std::string> keys = Keys(n);
         const Filter filter = BuildInPlace(keys, bits_per_key, seed);
-        EXPECT_EQ(filter.layout(), Layout::kSpread);
+        EXPECT_EQ(filter.layout(), Layout::kStandard);
         WriteStats stats;
         const std::string block =
             LevelDBSizedBlock(filter, n, bits_per_key, &stats);
@@ -625,7 +625,7 @@ TEST(InPlaceFormatTest, RoundTripsEverySize) {
         ASSERT_TRUE(info.ok()) << info.status();
         EXPECT_EQ(info->encoding, Encoding::kInPlace);
         EXPECT_EQ(info->major_version, 1);
-        EXPECT_EQ(info->layout, Layout::kSpread);
+        EXPECT_EQ(info->layout, Layout::kStandard);
         EXPECT_EQ(info->shape.num_probes, filter.num_probes());
         EXPECT_FALSE(info->num_keys_known);
         EXPECT_EQ(info->overhead_bytes, 1u);

@@ -61,12 +61,12 @@ const Golden kGolden[] = {
      Compression::kZstd, 0},
     // The in-place encoding (what the LevelDB adapter writes by default):
     // a one-block Bloom filter and a one-byte tag.
-    {"inplace_37keys.bbf", 37, 10, 0, Encoding::kAuto, Compression::kNone, 49,
+    {"inplace_37keys.bbf", 37, 10, 0, Encoding::kAuto, Compression::kNone, 53,
      kInPlace},
     {"inplace_150keys_seeded.bbf", 150, 10, 0x0123456789abcdef, Encoding::kAuto,
-     Compression::kNone, 75, kInPlace},
+     Compression::kNone, 83, kInPlace},
     {"inplace_1000keys_5bits.bbf", 1000, 5, 0, Encoding::kAuto,
-     Compression::kNone, 933, kInPlace},
+     Compression::kNone, 941, kInPlace},
     {"inplace_empty.bbf", 0, 10, 0, Encoding::kAuto, Compression::kNone, 0,
      kInPlace},
     // Format version 3: the packed encoding (what the LevelDB adapter

@@ -25,6 +25,9 @@ struct FilterRef {
   // of 32 bits (false positives of at least n / 2^32). The small-filter
   // layout of format version 1 does not.
   bool mix_high = false;
+  // Set (to k) for a standard Bloom filter of `num_bits` bits: k bits
+  // anywhere, no lanes (src/layout.h, "In-place filters"); 0 otherwise.
+  uint32_t standard_probes = 0;
   // A compressed fingerprint set instead of a Bloom filter (src/
   // fingerprint_set.h): its probe index; null for Bloom filters.
   const SetIndex* set = nullptr;
