@@ -51,7 +51,7 @@ class FilterPolicy {
     // Packed blocks (FilterOptions::packed): each block, tag included, takes
     // what LevelDB's built-in Bloom filter takes for the same keys at
     // bits_per_key. For engines that build a filter per data block (the
-    // LevelDB adapter always sets it). By default a block is a one-block
+    // LevelDB adapter always sets it). By default a block is a standard
     // Bloom filter and a one-byte tag (the in-place encoding), and
     // KeyMayMatch probes the caller's bytes as they are: no copy, no cache,
     // no checksum. Its integrity is the engine's block checksum (LevelDB:

@@ -11,7 +11,7 @@
 //
 // Four encodings share one reader:
 // - in-place: a block of exactly the size a LevelDB filter of the same keys
-//   and bits/key takes: a one-block Bloom filter and a one-byte tag, no
+//   and bits/key takes: a standard Bloom filter and a one-byte tag, no
 //   checksum (FilterOptions::packed, the default). For the filters LevelDB
 //   builds per data block, probed where they lie; the engine's block
 //   checksum protects them. The hash seed is not stored.

@@ -10,7 +10,7 @@
 // per data block, ~37-140 keys) and hands KeyMayMatch that filter's bytes
 // with every probe. Each filter takes exactly the bytes LevelDB's built-in
 // Bloom filter takes for the same keys, in one of two modes:
-//  - default: a one-block Bloom filter and a one-byte tag (the in-place
+//  - default: a standard Bloom filter and a one-byte tag (the in-place
 //    encoding, docs/FORMAT.md), probed where LevelDB keeps it (no copy, no
 //    cache, no allocation, no lock): fewer false positives than the built-in
 //    at every bits/key, faster probes. No checksum of its own: damage is
