@@ -115,7 +115,10 @@ namespace {
 
 bool FilterPolicy::KeyMayMatch(std::string_view key,
                                absl::Span<const uint8_t> block) const {
-  if (!block.empty() && internal::IsInPlaceTag(block.back())) {
+  // Only a packed policy reads in-place blocks (ReadOptionsOf): for any
+  // other, a block ending like one is damage, and fails open below.
+  if (options_.packed && !block.empty() &&
+      internal::IsInPlaceTag(block.back())) {
     return internal::InPlaceMayMatch(block.data(), block.size(), options_.seed,
                                      key);
   }

@@ -656,6 +656,24 @@ TEST(InPlaceFormatTest, RoundTripsEverySize) {
   }
 }
 
+// A policy that does not write in-place blocks (not packed) does not read
+// them either: such a block, to it, is damage, and it answers "may match".
+TEST(InPlaceFormatTest, OnlyAPackedPolicyReadsThem) {
+  const std::string block = *SerializeFilter(BuildInPlace(Keys(40), 10));
+  const FilterPolicy full = *FilterPolicy::Create({});
+  FilterPolicy::Options packed_options;
+  packed_options.packed = true;
+  const FilterPolicy packed = *FilterPolicy::Create(packed_options);
+  int packed_matches = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const std::string key = absl::StrCat("absent-", i);
+    EXPECT_TRUE(full.KeyMayMatch(key, AsBytes(block)));
+    EXPECT_TRUE(full.NewReader(AsBytes(block)).MayContain(key));
+    packed_matches += packed.KeyMayMatch(key, AsBytes(block));
+  }
+  EXPECT_LT(packed_matches, 100);
+}
+
 TEST(InPlaceFormatTest, WriterRules) {
   const Filter in_place = BuildInPlace(Keys(40), 10);
   const Filter packed = BuildPacked(Keys(40), 10);
