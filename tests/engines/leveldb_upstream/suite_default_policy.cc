@@ -35,7 +35,7 @@ std::atomic<uint64_t> filters_created{0};
 std::atomic<uint64_t> keys_added{0};
 std::atomic<uint64_t> probes{0};
 std::atomic<uint64_t> probes_matched{0};
-std::atomic<uint64_t> in_place{0};       // blockbloom's encodings
+std::atomic<uint64_t> in_place{0};  // blockbloom's encodings
 std::atomic<uint64_t> packed{0};
 std::atomic<uint64_t> other_encoding{0};
 const char* policy_name = "none";
