@@ -1,5 +1,5 @@
 // Highway kernels of the Parquet split block Bloom filter, one per target
-// (the layout of hwy/examples/skeleton.cc, as src/probe.cc).
+// (the layout of hwy/examples/skeleton.cc, as src/core/probe.cc).
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "bench/parquet_sbbf.cc"

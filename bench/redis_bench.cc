@@ -505,11 +505,11 @@ class Redisson : public PipelinedBaseline {
 
 // The prototype of blockbloom's design over bare hiredis: one key of
 // ceil(n * bits_per_key / 512) 64-byte blocks created at full size, block =
-// (HashKey(key) >> 32) * blocks >> 32 (as src/layout.h), k = 7 bits anywhere in
-// the block from 9-bit pieces of a remix of the hash (k = 7 is the best k for a
-// 512-bit blocked filter at 10 bits/key: ~0.96%). Query: GETRANGE of the block,
-// the bits tested on the client; add: one BITFIELD SET u1 per bit (atomic). No
-// metadata, no shards, no checks: the protocol's floor.
+// (HashKey(key) >> 32) * blocks >> 32 (as src/core/layout.h), k = 7 bits
+// anywhere in the block from 9-bit pieces of a remix of the hash (k = 7 is the
+// best k for a 512-bit blocked filter at 10 bits/key: ~0.96%). Query: GETRANGE
+// of the block, the bits tested on the client; add: one BITFIELD SET u1 per bit
+// (atomic). No metadata, no shards, no checks: the protocol's floor.
 class GetRange : public PipelinedBaseline {
  public:
   static constexpr int kProbes = 7;

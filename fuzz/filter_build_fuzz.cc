@@ -15,7 +15,7 @@
 
 #include "blockbloom/filter.h"
 #include "blockbloom/hash.h"
-#include "src/layout.h"
+#include "src/core/layout.h"
 
 namespace {
 

@@ -13,7 +13,7 @@
 
 #include "blockbloom/filter.h"
 #include "blockbloom/hash.h"
-#include "src/layout.h"
+#include "src/core/layout.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 11) return 0;

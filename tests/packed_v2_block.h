@@ -4,8 +4,8 @@
 // bytes of the payload (XOR with XXH3-64 of the rest, with the seed), move
 // the tag from 0x90 + l / 0xA0 + k - 1 to 0xF0 + l / 0xE0 + k - 1, and
 // recompute the CRC-16 over the payload, the seed and the tag. Written apart
-// from src/format.cc on purpose: it checks the spec as much as it feeds the
-// tests that need version 2 blocks.
+// from src/format/format.cc on purpose: it checks the spec as much as it feeds
+// the tests that need version 2 blocks.
 #ifndef BLOCKBLOOM_TESTS_PACKED_V2_BLOCK_H_
 #define BLOCKBLOOM_TESTS_PACKED_V2_BLOCK_H_
 

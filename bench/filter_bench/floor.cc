@@ -43,7 +43,7 @@ __attribute__((target("avx512f"))) inline bool ReadLine64(const uint8_t* line) {
 }
 
 // One call per probe or per batch, like a filter's kernels. The batch is
-// pipelined as blockbloom's (src/probe.cc, ForEachPrefetchedBlock): line i
+// pipelined as blockbloom's (src/core/probe.cc, ForEachPrefetchedBlock): line i
 // is prefetched 32 keys before it is read, so a batch of up to 32 is one
 // group (prefetch all, then read all) and longer batches read one group
 // while the next is in flight. The same pipeline as the filter (unrolled by

@@ -12,7 +12,7 @@
 //   double fpp = seen->ExpectedFpRate();          // from the current fill
 //
 // The bits are laid out exactly as an immutable blockbloom::Filter's (same
-// hash, blocks, lanes and bits; src/layout.h), so a BloomFilter serializes
+// hash, blocks, lanes and bits; src/core/layout.h), so a BloomFilter serializes
 // with the filter block format (AppendTo, blockbloom/format.h) and any
 // serialized filter loads back into one (Deserialize, FromFilter).
 //
@@ -189,8 +189,8 @@ class BloomFilter {
 
   // The probability that a key never added answers "may contain", from the
   // current bits: the mean over blocks of the exact pass probability of a
-  // random key given each block's lane fills (src/fill_stats.cc), so it is
-  // right for over- or underfilled, merged and intersected filters, not only
+  // random key given each block's lane fills (src/memory/fill_stats.cc), so it
+  // is right for over- or underfilled, merged and intersected filters, not only
   // at the designed capacity. (Guava's expectedFpp is the overall fill to the
   // power k, which would miss the uneven fill of blocks.) Measured within 3
   // sigma of the rate of absent keys at 25% to 300% of capacity. It reads every

@@ -7,7 +7,7 @@
 //   sessions->Add("session:42");
 //   sessions->Remove("session:42");   // only for keys that were added!
 //
-// Layout: blockbloom's layout with 8-bit lanes (src/layout.h with w = 8):
+// Layout: blockbloom's layout with 8-bit lanes (src/core/layout.h with w = 8):
 // a block is 16 lanes x 8 positions = 128 positions, each a 4-bit counter,
 // so a block is still one 64-byte cache line and a key touches exactly one.
 // A key's k positions are those a w = 8 filter would set (same hash, lane

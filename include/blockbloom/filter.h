@@ -51,11 +51,11 @@ enum class Layout : uint8_t {
   kBlocked,
   // Packed filters (FilterOptions::packed), sized to the byte:
   kSpread,    // one block of 16 lanes over all the filter's bits (a Bloom
-              // filter; src/layout.h, "one-block filters")
+              // filter; src/core/layout.h, "one-block filters")
   kSet,       // a compressed set of fingerprints (more accurate than any Bloom
               // filter of the same size from ~7 bits/key; docs/FORMAT.md)
   kStandard,  // a standard Bloom filter, k bits anywhere in its bits (the
-              // in-place encoding, the default packed filter; src/layout.h)
+  // in-place encoding, the default packed filter; src/core/layout.h)
 };
 
 // An immutable filter: probe it with keys or with hashes from HashKey().
@@ -129,8 +129,8 @@ class Filter {
   // Expected false-positive rate for num_keys() keys in this shape.
   double EstimatedFpRate() const;
 
-  // For blockbloom's own hot paths (src/probe_cache.h): the probe MayContain
-  // calls and what it takes.
+  // For blockbloom's own hot paths (src/packed/probe_cache.h): the probe
+  // MayContain calls and what it takes.
   using ProbeKeyFn = bool (*)(const internal::FilterRef&, std::string_view);
   using ProbeHashFn = bool (*)(const internal::FilterRef&, uint64_t);
   ProbeKeyFn probe_key_fn() const { return probe_key_; }

@@ -69,7 +69,7 @@ class FilterPolicy {
     bool fewer_false_positives = false;
     // KeyMayMatch keeps, per thread, up to this many bytes of blocks it has
     // opened and verified, and answers later probes of the same block from
-    // them (src/probe_cache.h): the checksum is paid once per block, not
+    // them (src/packed/probe_cache.h): the checksum is paid once per block, not
     // once per probe. 0: open and verify on every probe. In-place blocks
     // never go through it.
     size_t probe_cache_bytes = size_t{16} << 20;

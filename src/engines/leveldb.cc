@@ -9,9 +9,9 @@
 
 #include "absl/strings/str_format.h"
 #include "blockbloom/format.h"
-#include "src/hash_inl.h"
-#include "src/in_place.h"
-#include "src/probe_cache.h"
+#include "src/core/key_hash.h"
+#include "src/packed/in_place.h"
+#include "src/packed/probe_cache.h"
 
 namespace blockbloom {
 namespace {
@@ -60,9 +60,9 @@ class LevelDBFilterPolicy final : public leveldb::FilterPolicy {
   // empty filter is LevelDB's own "no keys in this range", not damage.
   // This is the hot path of every LevelDB read, inlined here: an in-place
   // block (what this policy writes unless fewer_false_positives) is probed
-  // where it lies (src/in_place.h); any other encoding (older tables, the
-  // accuracy mode) goes through the per-thread cache of verified blocks
-  // (src/probe_cache.h), whose hit path is inline too.
+  // where it lies (src/packed/in_place.h); any other encoding (older tables,
+  // the accuracy mode) goes through the per-thread cache of verified blocks
+  // (src/packed/probe_cache.h), whose hit path is inline too.
   bool KeyMayMatch(const leveldb::Slice& key,
                    const leveldb::Slice& filter) const override {
     if (filter.empty()) return false;

@@ -23,7 +23,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "blockbloom/redis.h"
-#include "src/layout.h"
+#include "src/core/layout.h"
 #include "src/redis/metadata.h"
 #include "src/redis/resp.h"
 #include "src/redis/router.h"

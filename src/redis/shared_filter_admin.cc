@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "blockbloom/format.h"
 #include "blockbloom/redis.h"
-#include "src/fill_stats.h"
+#include "src/memory/fill_stats.h"
 #include "src/redis/shared_filter_access.h"
 
 namespace blockbloom::redis {

@@ -1,7 +1,7 @@
 // SharedFilter's queries and adds: one GETRANGE of the key's 64-byte block
 // (probed here with the same kernel as an in-process Filter) or one atomic
 // BITFIELD per key, pipelined. The block of a key and its bits come from
-// src/layout.h, as for an in-process Filter; only where the block's bytes
+// src/core/layout.h, as for an in-process Filter; only where the block's bytes
 // come from differs.
 #include <algorithm>
 #include <cstdio>
@@ -12,8 +12,8 @@
 #include "absl/strings/str_cat.h"
 #include "blockbloom/hash.h"
 #include "blockbloom/redis.h"
-#include "src/layout.h"
-#include "src/probe.h"
+#include "src/core/layout.h"
+#include "src/core/probe.h"
 #include "src/redis/shared_filter_access.h"
 
 namespace blockbloom::redis {

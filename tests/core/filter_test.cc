@@ -16,9 +16,9 @@
 #include "blockbloom/sizing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "src/hash_chunks.h"
-#include "src/hash_inl.h"
-#include "src/layout.h"
+#include "src/core/hash_chunks.h"
+#include "src/core/key_hash.h"
+#include "src/core/layout.h"
 
 namespace blockbloom {
 namespace {
@@ -312,7 +312,7 @@ TEST(FilterTest, HashKeyIsXxh3) {
   EXPECT_NE(HashKey("abc", 1), HashKey("abc", 0));
 }
 
-// src/hash_inl.h calls XXH3's short-key path directly: it must give
+// src/core/key_hash.h calls XXH3's short-key path directly: it must give
 // XXH3_64bits_withSeed's value for every length and seed.
 TEST(FilterTest, InlineHashIsXxh3ForEveryLength) {
   std::string bytes;

@@ -6,7 +6,7 @@
 
 #include "blockbloom/filter.h"
 #include "gtest/gtest.h"
-#include "src/layout.h"
+#include "src/core/layout.h"
 
 namespace blockbloom {
 namespace {

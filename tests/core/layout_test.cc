@@ -1,5 +1,5 @@
-// The derivation in src/layout.h: ranges, distinct lanes, spread of lanes.
-#include "src/layout.h"
+// The derivation in src/core/layout.h: ranges, distinct lanes, spread of lanes.
+#include "src/core/layout.h"
 
 #include <algorithm>
 #include <bit>

@@ -12,9 +12,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "src/hash_inl.h"
-#include "src/layout.h"
-#include "src/probe.h"
+#include "src/core/key_hash.h"
+#include "src/core/layout.h"
+#include "src/core/probe.h"
 #include "tests/hwy_targets.h"
 
 namespace blockbloom::internal {

@@ -10,7 +10,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "src/layout.h"
+#include "src/core/layout.h"
 
 namespace blockbloom {
 namespace {

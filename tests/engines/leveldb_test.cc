@@ -19,9 +19,9 @@
 #include <thread>
 
 #include "gtest/gtest.h"
-#include "src/engines/leveldb_counting_env.h"
-#include "src/engines/leveldb_table.h"
 #include "tests/engines/engine_test_util.h"
+#include "tests/engines/leveldb_counting_env.h"
+#include "tests/engines/leveldb_table.h"
 
 namespace blockbloom {
 namespace {
@@ -194,7 +194,7 @@ TEST(LevelDBTest, AsSmallAndAsAccurateAsTheBuiltInFilter) {
 }
 
 // The accuracy mode's per-thread cache of verified filters
-// (src/probe_cache.h) answers from
+// (src/packed/probe_cache.h) answers from
 // the copy it verified: a filter damaged on disk after it was first read,
 // and read again into the same memory, still gives right answers.
 TEST(LevelDBTest, DamageAfterTheFirstReadIsAnsweredFromTheVerifiedCopy) {

@@ -164,10 +164,10 @@ TEST_P(GoldenTest, RebuildsByteForByteAndAnswersAsPinned) {
       filter->set_low_bits(), positives);
   EXPECT_EQ(positives, g.absent_positives);
   // What an engine's packed policy answers for the block, in either mode:
-  // the in-place probe of the caller's bytes (src/in_place.h) for in-place
-  // blocks, the verified, cached copy for every other encoding, as LevelDB
-  // tables written by any earlier version hold them. The same answers as
-  // the opened filter.
+  // the in-place probe of the caller's bytes (src/packed/in_place.h) for
+  // in-place blocks, the verified, cached copy for every other encoding, as
+  // LevelDB tables written by any earlier version hold them. The same answers
+  // as the opened filter.
   for (bool fewer_false_positives : {false, true}) {
     FilterPolicy::Options options;
     options.packed = true;

@@ -16,7 +16,7 @@
 #include "blockbloom/hash.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "src/layout.h"
+#include "src/core/layout.h"
 
 namespace blockbloom {
 namespace {

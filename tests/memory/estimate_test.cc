@@ -15,8 +15,8 @@
 #include "blockbloom/bloom_filter.h"
 #include "blockbloom/hash.h"
 #include "gtest/gtest.h"
-#include "src/fill_stats.h"
-#include "src/layout.h"
+#include "src/core/layout.h"
+#include "src/memory/fill_stats.h"
 
 namespace blockbloom {
 namespace {

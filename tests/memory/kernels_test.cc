@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "src/atomic_bits.h"
-#include "src/layout.h"
-#include "src/probe.h"
+#include "src/core/layout.h"
+#include "src/core/probe.h"
+#include "src/memory/atomic_bits.h"
 #include "tests/hwy_targets.h"
 
 namespace blockbloom::internal {

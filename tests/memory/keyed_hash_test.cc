@@ -13,7 +13,7 @@
 #include "blockbloom/counting_filter.h"
 #include "blockbloom/hash.h"
 #include "gtest/gtest.h"
-#include "src/layout.h"
+#include "src/core/layout.h"
 
 namespace blockbloom {
 namespace {
