@@ -19,8 +19,6 @@
 #include "src/core/layout.h"
 #include "src/core/probe_adapters-inl.h"
 #include "src/core/probe_small.h"
-#include "src/packed/fingerprint_set.h"
-#include "src/packed/in_place.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace blockbloom::internal {
@@ -104,29 +102,6 @@ constexpr Kernels kScalarKernels =
     HWY_NAMESPACE::AdaptedKernels<&ReferenceMayContain>(/*writable=*/true,
                                                         "scalar-lanes");
 
-// Sets: scalar code (the probe is a handful of word operations, nothing to
-// vectorize), one table for byte-wide low parts and one for 16-bit ones.
-template <typename LowT>
-bool SetProbeHash(const FilterRef& f, uint64_t hash) {
-  return SetContains<LowT>(*f.set, hash);
-}
-
-template <typename LowT>
-constexpr Kernels kSetKernels =
-    HWY_NAMESPACE::AdaptedKernels<&SetProbeHash<LowT>>(/*writable=*/false,
-                                                       "set");
-
-// Standard Bloom filters (the in-place encoding): the probe LevelDB's
-// adapter inlines, so that a Filter opened on the same bytes answers with
-// the very same code.
-bool StandardProbeHash(const FilterRef& f, uint64_t hash) {
-  return InPlaceMayContainHash(f.bits, f.num_bits / 8,
-                               static_cast<int>(f.standard_probes), hash);
-}
-constexpr Kernels kStandardKernels =
-    HWY_NAMESPACE::AdaptedKernels<&StandardProbeHash>(/*writable=*/true,
-                                                      "in-place");
-
 }  // namespace
 
 const Kernels* SpreadKernels(uint64_t size_bytes) {
@@ -136,13 +111,7 @@ const Kernels* SpreadKernels(uint64_t size_bytes) {
   return HWY_DYNAMIC_DISPATCH(GetSpreadKernels)();
 }
 
-const Kernels* SetKernels(int low_bits) {
-  return low_bits <= 8 ? &kSetKernels<uint8_t> : &kSetKernels<uint16_t>;
-}
-
 const Kernels* ScalarLaneKernels() { return &kScalarKernels; }
-
-const Kernels* StandardKernels() { return &kStandardKernels; }
 
 }  // namespace blockbloom::internal
 #endif  // HWY_ONCE

@@ -1,8 +1,8 @@
 // Kernels for filters that are not blocks of 32-bit lanes: one-block
 // filters with spread lanes (the small-filter layout and the packed kSpread
-// layout; SIMD, src/core/probe_small.cc), compressed fingerprint sets (kSet),
-// standard Bloom filters (kStandard), and blocked filters of other lane
-// widths (the scalar reference).
+// layout; SIMD, src/core/probe_small.cc) and blocked filters of other lane
+// widths (the scalar reference). The kernels of fingerprint sets and
+// standard Bloom filters are in src/packed/packed_kernels.h.
 #ifndef BLOCKBLOOM_SRC_CORE_PROBE_SMALL_H_
 #define BLOCKBLOOM_SRC_CORE_PROBE_SMALL_H_
 
@@ -19,17 +19,8 @@ namespace blockbloom::internal {
 // reference.
 const Kernels* SpreadKernels(uint64_t size_bytes);
 
-// For a FilterRef with `set` pointing to a SetIndex of `low_bits`-bit low
-// parts. Probes only.
-const Kernels* SetKernels(int low_bits);
-
 // The scalar reference for blocked filters of any lane width.
 const Kernels* ScalarLaneKernels();
-
-// For a FilterRef with standard_probes set (Layout::kStandard, the in-place
-// encoding): the in-place probe (src/packed/in_place.h), scalar; writes through
-// the reference.
-const Kernels* StandardKernels();
 
 }  // namespace blockbloom::internal
 

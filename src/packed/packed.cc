@@ -13,6 +13,7 @@
 #include "src/core/probe_small.h"
 #include "src/core/sizing_internal.h"
 #include "src/packed/fingerprint_set.h"
+#include "src/packed/packed_kernels.h"
 
 namespace blockbloom::internal {
 

@@ -11,25 +11,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "src/format/crc16.h"
 
 namespace blockbloom::redis::internal {
 namespace {
-
-// The CRC-16 of Redis Cluster: XMODEM (polynomial 0x1021, initial value 0,
-// no reflection), one table lookup per byte.
-constexpr std::array<uint16_t, 256> MakeCrc16Table() {
-  std::array<uint16_t, 256> table{};
-  for (int i = 0; i < 256; ++i) {
-    uint16_t crc = static_cast<uint16_t>(i << 8);
-    for (int bit = 0; bit < 8; ++bit) {
-      crc = (crc & 0x8000) ? static_cast<uint16_t>((crc << 1) ^ 0x1021)
-                           : static_cast<uint16_t>(crc << 1);
-    }
-    table[i] = crc;
-  }
-  return table;
-}
-constexpr std::array<uint16_t, 256> kCrc16Table = MakeCrc16Table();
 
 timeval TimevalOf(absl::Duration d) {
   if (d <= absl::ZeroDuration()) d = absl::Seconds(1);
@@ -53,10 +38,9 @@ uint16_t KeySlot(std::string_view key) {
       key = key.substr(open + 1, close - open - 1);
     }
   }
-  uint16_t crc = 0;
-  for (unsigned char c : key) {
-    crc = static_cast<uint16_t>((crc << 8) ^ kCrc16Table[(crc >> 8) ^ c]);
-  }
+  // Redis Cluster's CRC-16 is XMODEM: ours (src/format/crc16.h) from 0.
+  const uint16_t crc = blockbloom::internal::Crc16(
+      0, reinterpret_cast<const uint8_t*>(key.data()), key.size());
   return crc & (kClusterSlots - 1);
 }
 

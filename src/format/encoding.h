@@ -1,0 +1,107 @@
+// The filter file format's encodings (docs/FORMAT.md is the spec; these
+// files are its reference implementation), one per file: compact.cc,
+// full.cc, packed_encoding.cc, in_place_encoding.cc; format.cc reads the tag
+// and dispatches. Every integer is little-endian. The last byte of every
+// blockbloom filter block is a tag that says what the block holds before
+// anything else is read:
+//
+//   0xB0 + (major - 1)        full encoding:    payload | 56-byte footer
+//   0xC0 + (k - 1)            compact, seed 0:  bits | crc16 | tag
+//   0xD0 + (k - 1)            compact, seeded:  bits | seed u64 | crc16 | tag
+//   0x00 + (k - 1)            in-place:         bits | tag          (no crc)
+//   0x90 + l, l <= 14         packed, set:      set* | crc16 | tag  (v3)
+//   0x9F                      reserved for a later encoding
+//   0xA0 + (k - 1)            packed, spread:   bits* | crc16 | tag (v3)
+//   0xE0 + (k - 1)            packed, spread:   bits | crc16 | tag  (v2)
+//   0xF0 + l, l <= 14         packed, set:      set | crc16 | tag  (v2)
+//   0xFF                      reserved for a later encoding
+// (*: the first 8 bytes whitened, see WhitenPacked.)
+#ifndef BLOCKBLOOM_SRC_FORMAT_ENCODING_H_
+#define BLOCKBLOOM_SRC_FORMAT_ENCODING_H_
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "blockbloom/filter.h"
+#include "blockbloom/format.h"
+#include "src/core/aligned_buffer.h"
+#include "src/packed/fingerprint_set.h"
+
+namespace blockbloom::internal::format {
+
+inline constexpr int kMajorVersion = 1;
+inline constexpr uint8_t kFullTag = 0xB0;           // + major - 1
+inline constexpr uint8_t kCompactTag = 0xC0;        // + k - 1
+inline constexpr uint8_t kCompactSeededTag = 0xD0;  // + k - 1
+inline constexpr uint8_t kPackedSpreadTag = 0xE0;   // + k - 1 (v2)
+inline constexpr uint8_t kPackedSetTag = 0xF0;      // + l (v2)
+inline constexpr uint8_t kReservedTag = 0xFF;       // a later encoding
+inline constexpr uint8_t kPacked3SetTag = 0x90;     // + l
+inline constexpr uint8_t kPacked3ReservedTag = 0x9F;
+inline constexpr uint8_t kPacked3SpreadTag = 0xA0;  // + k - 1
+inline constexpr int kPackedVersion = 3;
+inline constexpr int kPackedVersion2 = 2;
+
+template <typename T>
+void Put(uint8_t* p, T v) {
+  std::memcpy(p, &v, sizeof(v));  // little-endian host (layout.h asserts)
+}
+template <typename T>
+T Get(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+// DataLoss, "blockbloom filter: " + what.
+absl::Status Corrupt(const std::string& what);
+
+// A parsed, validated trailer or footer and where the payload is.
+struct Parsed {
+  FilterInfo info;
+  absl::Span<const uint8_t> payload;
+  SetParams set;  // a packed set's geometry (layout kSet)
+  // A v3 packed payload with its first 8 bytes restored (payload points
+  // here then; empty otherwise).
+  std::vector<uint8_t> restored;
+};
+
+// Each encoding's reader: validates the block whose tag says it is of that
+// encoding (checksum first when options.verify_checksum).
+absl::StatusOr<Parsed> ParseCompact(absl::Span<const uint8_t> block,
+                                    const ReadOptions& options);
+absl::StatusOr<Parsed> ParseFull(absl::Span<const uint8_t> block,
+                                 const ReadOptions& options);
+absl::StatusOr<Parsed> ParsePacked(absl::Span<const uint8_t> block,
+                                   const ReadOptions& options);
+absl::StatusOr<Parsed> ParseInPlace(absl::Span<const uint8_t> block,
+                                    const ReadOptions& options);
+
+// Each encoding's writer: appends `filter` to *dst (AppendFilter checked
+// that the encoding holds it).
+void AppendCompact(const Filter& filter, std::string* dst);
+absl::Status AppendFull(const Filter& filter, const WriteOptions& options,
+                        std::string* dst, uint64_t* payload_bytes);
+void AppendPacked(const Filter& filter, std::string* dst);
+void AppendInPlace(const Filter& filter, std::string* dst);
+
+// The compact encoding holds only the shapes the sizing functions give; the
+// one a compact block of `bytes` bytes of bits holds, or false.
+bool CanonicalShape(uint64_t bytes, FilterShape* shape);
+// Validates a shape read from a block.
+absl::Status CheckShape(const FilterShape& shape);
+// Filters under this many bytes of bits go compact under Encoding::kAuto.
+inline constexpr uint64_t kAutoCompactMaxBytes = 1024;
+
+// A full block's zstd payload, checked against its footer and decompressed.
+absl::StatusOr<std::unique_ptr<AlignedBuffer>> Decompress(const Parsed& parsed);
+
+}  // namespace blockbloom::internal::format
+
+#endif  // BLOCKBLOOM_SRC_FORMAT_ENCODING_H_
