@@ -129,14 +129,6 @@ class Filter {
   // Expected false-positive rate for num_keys() keys in this shape.
   double EstimatedFpRate() const;
 
-  // For blockbloom's own hot paths (src/packed/probe_cache.h): the probe
-  // MayContain calls and what it takes.
-  using ProbeKeyFn = bool (*)(const internal::FilterRef&, std::string_view);
-  using ProbeHashFn = bool (*)(const internal::FilterRef&, uint64_t);
-  ProbeKeyFn probe_key_fn() const { return probe_key_; }
-  ProbeHashFn probe_hash_fn() const { return probe_hash_; }
-  const internal::FilterRef& ref() const { return ref_; }
-
  private:
   friend class FilterBuilder;
   friend struct internal::FilterAccess;

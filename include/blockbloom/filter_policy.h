@@ -30,6 +30,9 @@
 #include "blockbloom/level_allocation.h"
 
 namespace blockbloom {
+namespace internal {
+struct FilterAccess;  // src/core/filter_access.h
+}  // namespace internal
 
 class FilterPolicy {
  public:
@@ -135,23 +138,28 @@ class FilterPolicy {
                    absl::Status* error = nullptr) const;
 
   // One probe of a block's bytes, for engines like LevelDB that pass the
-  // block with every key. An in-place block is probed where it is; any other
-  // is opened and verified the first time this thread sees it and kept
-  // (Options::probe_cache_bytes), so later probes cost a lookup and the
-  // probe. Fails open: a block that cannot be read (damaged, another seed, a
-  // newer format) answers "may match".
+  // block with every key; the LevelDB adapter calls exactly this (inlined).
+  //  - An empty block matches nothing: it is an engine's filter for a range
+  //    with no keys (LevelDB writes one); this policy never writes one.
+  //  - An in-place block (what a packed policy writes by default) is probed
+  //    where it is: no copy, no cache, no checksum.
+  //  - Any other block is opened and verified the first time this thread
+  //    sees it and kept (Options::probe_cache_bytes; 0: opened and verified
+  //    on every probe), so later probes cost a lookup and the probe.
+  //  - Fails open: a block that cannot be read (damaged, another seed, a
+  //    newer format) answers "may match".
   bool KeyMayMatch(std::string_view key, absl::Span<const uint8_t> block) const;
-
-  // For the engine adapters, which inline KeyMayMatch's cache lookup.
-  const internal::ProbeCacheConfig& probe_cache_config() const {
-    return cache_;
-  }
 
  private:
   explicit FilterPolicy(const Options& options);
   Builder NewBuilderWithBits(double bits_per_key) const;
+  friend struct internal::FilterAccess;
   Options options_;
-  internal::ProbeCacheConfig cache_;                 // from options_
+  internal::ProbeCacheConfig cache_;  // from options_
+  // Blocks whose last byte is below this are probed in place: 0x10 (the
+  // in-place tags 0x00-0x0F) for a packed policy, 0 for any other, to which
+  // such a block is damage.
+  uint8_t in_place_tag_end_;
   std::shared_ptr<const LevelAllocator> allocator_;  // when level_aware
 };
 

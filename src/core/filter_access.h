@@ -1,13 +1,17 @@
-// Filter's private constructors and parts, for the library's own builders
-// (src/packed/packed.cc). Not part of the API.
+// The private parts of the public classes that the library's own code uses
+// (builders, the probe cache, the engine adapters' inline probe), in one
+// place instead of accessors in the public headers. Not part of the API.
 #ifndef BLOCKBLOOM_SRC_CORE_FILTER_ACCESS_H_
 #define BLOCKBLOOM_SRC_CORE_FILTER_ACCESS_H_
 
 #include <cstdint>
 #include <memory>
+#include <string_view>
 #include <utility>
 
 #include "blockbloom/filter.h"
+#include "blockbloom/filter_policy.h"
+#include "blockbloom/internal/probe_cache_config.h"
 #include "src/core/aligned_buffer.h"
 #include "src/core/probe.h"
 
@@ -23,6 +27,22 @@ struct FilterAccess {
   }
   static void SetOwnsBits(Filter* filter, bool owns) {
     filter->owns_set_bits_ = owns;
+  }
+  // What Filter::MayContain(key) calls, and its argument.
+  static bool (*ProbeKey(const Filter& filter))(const FilterRef&,
+                                                std::string_view) {
+    return filter.probe_key_;
+  }
+  static const FilterRef& Ref(const Filter& filter) { return filter.ref_; }
+
+  // A policy's per-thread cache settings (src/packed/probe_cache.h).
+  static const ProbeCacheConfig& CacheConfig(const FilterPolicy& policy) {
+    return policy.cache_;
+  }
+  // The last byte below which a block is probed in place: one past the
+  // in-place tags for a packed policy, 0 (none) for any other.
+  static uint8_t InPlaceTagEnd(const FilterPolicy& policy) {
+    return policy.in_place_tag_end_;
   }
 };
 

@@ -4,8 +4,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "src/engines/key_may_match.h"
 #include "src/packed/in_place.h"
-#include "src/packed/probe_cache.h"
 
 namespace blockbloom {
 namespace {
@@ -38,7 +38,8 @@ absl::Status AppendMatchAll(std::string* dst) {
 
 FilterPolicy::FilterPolicy(const Options& options)
     : options_(options),
-      cache_(ReadOptionsOf(options), options.probe_cache_bytes) {}
+      cache_(ReadOptionsOf(options), options.probe_cache_bytes),
+      in_place_tag_end_(options.packed ? internal::kInPlaceTag + 16 : 0) {}
 
 absl::StatusOr<FilterPolicy> FilterPolicy::Create(const Options& options) {
   if (!std::isfinite(options.bits_per_key) || options.bits_per_key <= 0) {
@@ -101,31 +102,9 @@ Filter FilterPolicy::NewReader(absl::Span<const uint8_t> block,
   return OpenFilterOrMatchAll(block, cache_.read, error);
 }
 
-namespace {
-
-// KeyMayMatch without the cache: open (and verify) the block every time.
-[[gnu::noinline]] bool OpenAndProbe(std::string_view key,
-                                    absl::Span<const uint8_t> block,
-                                    const ReadOptions& options) {
-  absl::StatusOr<Filter> filter = OpenFilter(block, options);
-  return !filter.ok() || filter->MayContain(key);
-}
-
-}  // namespace
-
 bool FilterPolicy::KeyMayMatch(std::string_view key,
                                absl::Span<const uint8_t> block) const {
-  // Only a packed policy reads in-place blocks (ReadOptionsOf): for any
-  // other, a block ending like one is damage, and fails open below.
-  if (options_.packed && !block.empty() &&
-      internal::IsInPlaceTag(block.back())) {
-    return internal::InPlaceMayMatch(block.data(), block.size(), options_.seed,
-                                     key);
-  }
-  if (block.empty() || options_.probe_cache_bytes == 0) {
-    return OpenAndProbe(key, block, cache_.read);
-  }
-  return internal::CachedMayContain(block, cache_, key);
+  return internal::PolicyKeyMayMatch(*this, key, block);
 }
 
 }  // namespace blockbloom

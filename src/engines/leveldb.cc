@@ -10,8 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "blockbloom/format.h"
 #include "src/core/key_hash.h"
-#include "src/packed/in_place.h"
-#include "src/packed/probe_cache.h"
+#include "src/engines/key_may_match.h"
 
 namespace blockbloom {
 namespace {
@@ -37,10 +36,7 @@ std::string PolicyName(const blockbloom::FilterPolicy::Options& options) {
 class LevelDBFilterPolicy final : public leveldb::FilterPolicy {
  public:
   explicit LevelDBFilterPolicy(blockbloom::FilterPolicy policy)
-      : policy_(std::move(policy)),
-        name_(PolicyName(policy_.options())),
-        seed_(policy_.options().seed),
-        cache_(policy_.probe_cache_config()) {}
+      : policy_(std::move(policy)), name_(PolicyName(policy_.options())) {}
 
   const char* Name() const override { return name_.c_str(); }
 
@@ -55,32 +51,19 @@ class LevelDBFilterPolicy final : public leveldb::FilterPolicy {
     builder.Finish(dst).IgnoreError();
   }
 
-  // LevelDB's contract: an empty filter matches nothing. CreateFilter never
-  // writes one (no keys still make a block that matches nothing), so an
-  // empty filter is LevelDB's own "no keys in this range", not damage.
-  // This is the hot path of every LevelDB read, inlined here: an in-place
-  // block (what this policy writes unless fewer_false_positives) is probed
-  // where it lies (src/packed/in_place.h); any other encoding (older tables,
-  // the accuracy mode) goes through the per-thread cache of verified blocks
-  // (src/packed/probe_cache.h), whose hit path is inline too.
+  // The hot path of every LevelDB read: FilterPolicy::KeyMayMatch, inlined
+  // (src/engines/key_may_match.h). Its empty-block rule is LevelDB's: an
+  // empty filter is a range with no keys and matches nothing.
   bool KeyMayMatch(const leveldb::Slice& key,
                    const leveldb::Slice& filter) const override {
-    if (filter.empty()) return false;
-    const uint8_t* block = reinterpret_cast<const uint8_t*>(filter.data());
-    const std::string_view k(key.data(), key.size());
-    if (internal::IsInPlaceTag(block[filter.size() - 1])) {
-      return internal::InPlaceMayMatch(block, filter.size(), seed_, k);
-    }
-    // (With probe_cache_bytes = 0 every block is a miss, opened and
-    // verified anew: CachedMayContain covers that too.)
-    return internal::CachedMayContain({block, filter.size()}, cache_, k);
+    return internal::PolicyKeyMayMatch(
+        policy_, std::string_view(key.data(), key.size()),
+        {reinterpret_cast<const uint8_t*>(filter.data()), filter.size()});
   }
 
  private:
   const blockbloom::FilterPolicy policy_;
   const std::string name_;
-  const uint64_t seed_;
-  const internal::ProbeCacheConfig cache_;
 };
 
 }  // namespace

@@ -90,15 +90,24 @@ inline bool InPlaceMayContainHash(const uint8_t* bits, size_t payload_bytes,
   }
 }
 
-// The probe of a whole block (payload and tag) by key. Fails open: a block
-// that is not an in-place filter of a valid size answers "may match".
+// The probe of a whole block by key, for a caller that has read its tag and
+// knows it is an in-place one (0x00-0x0F: k = tag + 1). Fails open: a block
+// of a size the encoding does not have answers "may match".
+inline bool InPlaceMayMatchTag(const uint8_t* block, size_t block_bytes,
+                               uint8_t tag, uint64_t seed,
+                               std::string_view key) {
+  if (!InPlaceSizeValid(block_bytes)) return true;
+  return InPlaceMayContainHash(block, block_bytes - kInPlaceTrailerBytes,
+                               tag - kInPlaceTag + 1, Hash64(key, seed));
+}
+
+// The same for any block (payload and tag): one that is not an in-place
+// filter answers "may match".
 inline bool InPlaceMayMatch(const uint8_t* block, size_t block_bytes,
                             uint64_t seed, std::string_view key) {
-  if (!InPlaceSizeValid(block_bytes)) return true;
-  const uint8_t tag = block[block_bytes - 1];
-  if (!IsInPlaceTag(tag)) return true;
-  return InPlaceMayContainHash(block, block_bytes - kInPlaceTrailerBytes,
-                               (tag & 0x0F) + 1, Hash64(key, seed));
+  if (block_bytes == 0 || !IsInPlaceTag(block[block_bytes - 1])) return true;
+  return InPlaceMayMatchTag(block, block_bytes, block[block_bytes - 1], seed,
+                            key);
 }
 
 }  // namespace blockbloom::internal

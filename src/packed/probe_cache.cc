@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "src/core/aligned_buffer.h"
+#include "src/core/filter_access.h"
 #include "src/packed/fingerprint_set.h"
 
 namespace blockbloom::internal {
@@ -29,13 +30,13 @@ struct ProbeCacheEntry : ProbeCacheEntryHead {
                                  const ReadOptions& options) {
     absl::StatusOr<Filter> filter = OpenFilter(block, options);
     if (filter.ok()) {
-      const FilterRef& ref = filter->ref();
+      const FilterRef& ref = FilterAccess::Ref(*filter);
       const bool set = ref.set != nullptr;
       const size_t data = set ? SetIndexBytes(*ref.set) : filter->bits().size();
       ProbeCacheEntry* e =
           Allocate(key, block.data(), kDataAt + data, std::nothrow);
       if (e != nullptr) {
-        e->probe_key = filter->probe_key_fn();
+        e->probe_key = FilterAccess::ProbeKey(*filter);
         e->filter_ref = ref;
         uint8_t* at = reinterpret_cast<uint8_t*>(e) + kDataAt;
         if (set) {
@@ -52,8 +53,8 @@ struct ProbeCacheEntry : ProbeCacheEntryHead {
     static const Filter kMatchAll = Filter::MatchAll();
     ProbeCacheEntry* e = Allocate(key, block.data(), kDataAt, std::nothrow);
     if (e == nullptr) throw std::bad_alloc();
-    e->probe_key = kMatchAll.probe_key_fn();
-    e->filter_ref = kMatchAll.ref();
+    e->probe_key = FilterAccess::ProbeKey(kMatchAll);
+    e->filter_ref = FilterAccess::Ref(kMatchAll);
     return e;
   }
 

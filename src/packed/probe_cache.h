@@ -125,23 +125,6 @@ inline ProbeCacheKey ProbeCacheKeyOf(absl::Span<const uint8_t> block,
 const ProbeCacheEntryHead& CachedEntrySlow(absl::Span<const uint8_t> block,
                                            const ProbeCacheConfig& config);
 
-// The entry for `block`: the hit path is a bucket from the address, the
-// key from two loads, two compares per way for the first two ways (no
-// writes: two filters probed in turn that share a bucket both stay hits).
-inline const ProbeCacheEntryHead& CachedEntry(absl::Span<const uint8_t> block,
-                                              const ProbeCacheConfig& config) {
-  if (block.size() >= 8) {
-    ProbeCacheEntryHead* const* bucket = ProbeCacheBucket(
-        tls_probe_cache_slots, tls_probe_cache_shift, block.data());
-    const ProbeCacheKey key = ProbeCacheKeyOf(block, config);
-    for (int way = 0; way < 2; ++way) {
-      const ProbeCacheEntryHead* e = bucket[way];
-      if (e != nullptr && e->key.word == key.word) return *e;
-    }
-  }
-  return CachedEntrySlow(block, config);
-}
-
 // Whether the block may contain `key` (true if it cannot be read), laid out
 // for LevelDB's hot path: on a hit, the kernel is called straight from the
 // entry (it hashes the key with the filter's seed); everything else is one

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "blockbloom/filter_policy.h"
 #include "gtest/gtest.h"
+#include "src/core/filter_access.h"
 #include "tests/packed_v2_block.h"
 
 namespace blockbloom {
@@ -126,7 +127,8 @@ TEST(ProbeCacheTest, NewContentAtTheSameAddressIsANewBlock) {
 TEST(ProbeCacheTest, NearlyEqualFiltersAtOneAddressAreToldApart) {
   InFreshThread([] {
     const FilterPolicy policy = Policy();
-    const internal::ProbeCacheConfig& config = policy.probe_cache_config();
+    const internal::ProbeCacheConfig& config =
+        internal::FilterAccess::CacheConfig(policy);
     // The cache's key of a block with its CRC-16 zeroed.
     auto key_without_crc = [&config](std::string block) {
       block[block.size() - 3] = block[block.size() - 2] = 0;
