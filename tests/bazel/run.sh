@@ -1,4 +1,4 @@
 #!/bin/sh
-# Runs a program as a Bazel test (BUILD.bazel's smoke tests): its exit status
-# is the test's.
+# Runs a program as a Bazel test (the smoke tests of the BUILD.bazel files):
+# its exit status is the test's.
 exec "$@"

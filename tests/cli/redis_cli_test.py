@@ -18,17 +18,17 @@ import sys
 import time
 import unittest
 
-import cli_test
-from cli_test import (EXIT_BAD_INPUT, EXIT_OK, EXIT_REDIS, EXIT_USAGE,
-                      EXIT_WRITE_ERROR, lines, numbered)
+import cli_support
+from cli_support import (EXIT_BAD_INPUT, EXIT_OK, EXIT_REDIS, EXIT_USAGE,
+                         EXIT_WRITE_ERROR, lines, numbered)
 from redis_support import RedisServer, free_port
 
 REDIS_SERVER = None
 
 
-class RedisCliTestCase(cli_test.CliTestCase):
-    """cli_test's test case (a temporary directory, check_run, build, ...)
-    with a private redis-server per test."""
+class RedisCliTestCase(cli_support.CliTestCase):
+    """cli_support's test case (a temporary directory, check_run, build,
+    ...) with a private redis-server per test."""
 
     def setUp(self):
         super().setUp()
@@ -183,7 +183,7 @@ class LifecycleTest(RedisCliTestCase):
     def start_push_and_pause(self, args):
         """Starts `blockbloom ARGS` and pauses the server's writes as soon
         as the first shards are there: the push is then midway."""
-        proc = subprocess.Popen([cli_test.BLOCKBLOOM] + args,
+        proc = subprocess.Popen([cli_support.BLOCKBLOOM] + args,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 60
         while not self.server.keys(b"bb:{big}:*"):
@@ -278,7 +278,7 @@ class LifecycleTest(RedisCliTestCase):
                      ["redis", "delete"] + name):
             with self.subTest(args=args[:2]):
                 with open("/dev/full", "wb") as full:
-                    result = subprocess.run([cli_test.BLOCKBLOOM] + args,
+                    result = subprocess.run([cli_support.BLOCKBLOOM] + args,
                                             stdout=full,
                                             stderr=subprocess.PIPE,
                                             timeout=120)
@@ -304,7 +304,7 @@ class PasswordTest(RedisCliTestCase):
         environment = {k: v for k, v in os.environ.items()
                        if k != "BLOCKBLOOM_REDIS_PASSWORD"}
         environment.update(env or {})
-        result = cli_test.run(args, env=environment)
+        result = cli_support.run(args, env=environment)
         self.assertEqual(result.returncode, code, result.stderr)
         for stream in (result.stdout, result.stderr):
             self.assertNotIn(self.PASSWORD.encode(), stream)
@@ -479,7 +479,7 @@ def main():
     parser.add_argument("--blockbloom", required=True)
     parser.add_argument("--redis_server", default="redis-server")
     args, rest = parser.parse_known_args()
-    cli_test.BLOCKBLOOM = os.path.abspath(args.blockbloom)
+    cli_support.BLOCKBLOOM = os.path.abspath(args.blockbloom)
     REDIS_SERVER = shutil.which(args.redis_server)
     if REDIS_SERVER is None:
         sys.exit("redis-server not found: %s" % args.redis_server)
