@@ -185,12 +185,18 @@ void BM_ExpectedFpRate(benchmark::State& state) {
 }
 BENCHMARK(BM_ExpectedFpRate)->Apply(Sizes);
 
-void BM_CountingAddRemove(benchmark::State& state) {
-  const uint64_t capacity = static_cast<uint64_t>(state.range(0)) / 5;
+// A counting filter for bytes / 5 keys at 1%, holding that many.
+CountingFilter FilledCounting(int64_t bytes) {
+  const uint64_t capacity = static_cast<uint64_t>(bytes) / 5;
   CountingFilterOptions options;
   options.seed = 1;
   CountingFilter f = *CountingFilter::Create(capacity, 0.01, options);
   for (uint64_t i = 0; i < capacity; ++i) f.AddHash(Mix(i));
+  return f;
+}
+
+void BM_CountingAddRemove(benchmark::State& state) {
+  CountingFilter f = FilledCounting(state.range(0));
   const std::vector<uint64_t>& h = Hashes();
   size_t i = 0;
   for (auto _ : state) {
@@ -203,11 +209,7 @@ void BM_CountingAddRemove(benchmark::State& state) {
 BENCHMARK(BM_CountingAddRemove)->Apply(Sizes);
 
 void BM_CountingMayContain(benchmark::State& state) {
-  const uint64_t capacity = static_cast<uint64_t>(state.range(0)) / 5;
-  CountingFilterOptions options;
-  options.seed = 1;
-  CountingFilter f = *CountingFilter::Create(capacity, 0.01, options);
-  for (uint64_t i = 0; i < capacity; ++i) f.AddHash(Mix(i));
+  CountingFilter f = FilledCounting(state.range(0));
   const std::vector<uint64_t>& h = Hashes();
   size_t i = 0;
   for (auto _ : state) {
