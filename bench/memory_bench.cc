@@ -53,20 +53,28 @@ uint64_t Mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// The filter of the add benchmarks: `capacity` keys at 10 bits/key.
+BloomFilter AddTarget(uint64_t capacity, bool concurrent) {
+  BloomFilterOptions options;
+  options.seed = 1;
+  options.concurrent = concurrent;
+  return *BloomFilter::CreateWithBitsPerKey(capacity, 10, options);
+}
+
+// Clears `f` and adds half a `capacity` of new hashes (`next` on).
+void RefillToHalf(BloomFilter& f, uint64_t capacity, uint64_t& next) {
+  f.Clear();
+  for (uint64_t i = 0; i < capacity / 2; ++i) f.AddHash(Mix(next++));
+}
+
 // Adds of new keys to a filter kept between half and fully loaded: when
 // half a capacity of keys has been added, the filter is cleared and
 // refilled to half, outside the timing.
 void BM_Add(benchmark::State& state, bool concurrent) {
   const uint64_t capacity = static_cast<uint64_t>(state.range(0)) * 8 / 10;
-  BloomFilterOptions options;
-  options.seed = 1;
-  options.concurrent = concurrent;
-  BloomFilter f = *BloomFilter::CreateWithBitsPerKey(capacity, 10, options);
+  BloomFilter f = AddTarget(capacity, concurrent);
   uint64_t next = 0;
-  auto refill = [&] {
-    f.Clear();
-    for (uint64_t i = 0; i < capacity / 2; ++i) f.AddHash(Mix(next++));
-  };
+  auto refill = [&] { RefillToHalf(f, capacity, next); };
   refill();
   uint64_t added = 0;
   for (auto _ : state) {
@@ -86,15 +94,9 @@ BENCHMARK_CAPTURE(BM_Add, concurrent_mode, true)->Apply(Sizes);
 // BM_Add with AddHashBatch, 256 hashes at a time (made in the loop).
 void BM_AddBatch(benchmark::State& state, bool concurrent) {
   const uint64_t capacity = static_cast<uint64_t>(state.range(0)) * 8 / 10;
-  BloomFilterOptions options;
-  options.seed = 1;
-  options.concurrent = concurrent;
-  BloomFilter f = *BloomFilter::CreateWithBitsPerKey(capacity, 10, options);
+  BloomFilter f = AddTarget(capacity, concurrent);
   uint64_t next = 0;
-  auto refill = [&] {
-    f.Clear();
-    for (uint64_t i = 0; i < capacity / 2; ++i) f.AddHash(Mix(next++));
-  };
+  auto refill = [&] { RefillToHalf(f, capacity, next); };
   refill();
   constexpr size_t kBatch = 256;
   uint64_t batch[kBatch];
@@ -183,12 +185,18 @@ void BM_ExpectedFpRate(benchmark::State& state) {
 }
 BENCHMARK(BM_ExpectedFpRate)->Apply(Sizes);
 
-void BM_CountingAddRemove(benchmark::State& state) {
-  const uint64_t capacity = static_cast<uint64_t>(state.range(0)) / 5;
+// A counting filter for bytes / 5 keys at 1%, holding that many.
+CountingFilter FilledCounting(int64_t bytes) {
+  const uint64_t capacity = static_cast<uint64_t>(bytes) / 5;
   CountingFilterOptions options;
   options.seed = 1;
   CountingFilter f = *CountingFilter::Create(capacity, 0.01, options);
   for (uint64_t i = 0; i < capacity; ++i) f.AddHash(Mix(i));
+  return f;
+}
+
+void BM_CountingAddRemove(benchmark::State& state) {
+  CountingFilter f = FilledCounting(state.range(0));
   const std::vector<uint64_t>& h = Hashes();
   size_t i = 0;
   for (auto _ : state) {
@@ -201,11 +209,7 @@ void BM_CountingAddRemove(benchmark::State& state) {
 BENCHMARK(BM_CountingAddRemove)->Apply(Sizes);
 
 void BM_CountingMayContain(benchmark::State& state) {
-  const uint64_t capacity = static_cast<uint64_t>(state.range(0)) / 5;
-  CountingFilterOptions options;
-  options.seed = 1;
-  CountingFilter f = *CountingFilter::Create(capacity, 0.01, options);
-  for (uint64_t i = 0; i < capacity; ++i) f.AddHash(Mix(i));
+  CountingFilter f = FilledCounting(state.range(0));
   const std::vector<uint64_t>& h = Hashes();
   size_t i = 0;
   for (auto _ : state) {

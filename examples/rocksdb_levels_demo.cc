@@ -52,6 +52,7 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_format.h"
 #include "blockbloom/rocksdb.h"
+#include "tests/engines/rocksdb_compactions.h"
 
 ABSL_FLAG(int, keys, 5'000'000, "present keys to load");
 ABSL_FLAG(int, gets, 200'000, "absent and present Gets per repetition");
@@ -69,6 +70,7 @@ ABSL_FLAG(bool, keep_uniform, false,
 
 namespace {
 
+using blockbloom::internal::WaitForCompactions;
 using Clock = std::chrono::steady_clock;
 
 std::string Key(int i) { return absl::StrFormat("user%010d", i); }
@@ -125,16 +127,6 @@ bool Open(Tree* t, bool frozen = false) {
   }
   t->db.reset(raw);
   return true;
-}
-
-void WaitForCompactions(rocksdb::DB* db) {
-  for (;;) {
-    uint64_t pending = 0, running = 0;
-    db->GetIntProperty("rocksdb.compaction-pending", &pending);
-    db->GetIntProperty("rocksdb.num-running-compactions", &running);
-    if (pending == 0 && running == 0) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
 }
 
 bool Build(Tree* t, int keys) {

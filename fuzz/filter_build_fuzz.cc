@@ -15,6 +15,7 @@
 
 #include "blockbloom/filter.h"
 #include "blockbloom/hash.h"
+#include "fuzz/fuzz_keys.h"
 #include "src/core/layout.h"
 
 namespace {
@@ -34,13 +35,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint64_t blocks = (data[1] | (data[2] << 8)) % 2048;
   uint64_t seed;
   std::memcpy(&seed, data + 3, 8);
-  std::vector<std::string_view> keys;
-  for (size_t i = 11; i < size;) {
-    const size_t len = data[i++];
-    const size_t n = len < size - i ? len : size - i;
-    keys.emplace_back(reinterpret_cast<const char*>(data + i), n);
-    i += n;
-  }
+  const std::vector<std::string_view> keys =
+      blockbloom::fuzzing::ParseKeys(data, size, 11);
 
   blockbloom::FilterOptions options;
   options.seed = seed;

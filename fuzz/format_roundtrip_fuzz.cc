@@ -11,19 +11,15 @@
 
 #include "blockbloom/filter.h"
 #include "blockbloom/format.h"
+#include "fuzz/fuzz_keys.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 9) return 0;
   const uint8_t mode = data[0];
   uint64_t seed;
   std::memcpy(&seed, data + 1, 8);
-  std::vector<std::string_view> keys;
-  for (size_t i = 9; i < size;) {
-    const size_t len = data[i++];
-    const size_t n = len < size - i ? len : size - i;
-    keys.emplace_back(reinterpret_cast<const char*>(data + i), n);
-    i += n;
-  }
+  const std::vector<std::string_view> keys =
+      blockbloom::fuzzing::ParseKeys(data, size, 9);
   blockbloom::FilterOptions options;
   options.seed = seed;
   options.bits_per_key = 1 + (mode >> 4);  // 1 .. 16

@@ -31,6 +31,16 @@ void ForEachHwyTarget(Check check, Body body) {
   hwy::GetChosenTarget().Update(hwy::SupportedTargets());
 }
 
+// ForEachHwyTarget for kernels that record the target they were dispatched
+// to: asserts that `active_target_name()` names the forced target (the
+// library's internal::ActiveTargetName, or a baseline's own kernels).
+template <typename ActiveName, typename Body>
+void ForEachHwyTargetNamed(ActiveName active_target_name, Body body) {
+  ForEachHwyTarget(
+      [&](const char* name) { ASSERT_STREQ(active_target_name(), name); },
+      body);
+}
+
 }  // namespace blockbloom::testing
 
 #endif  // BLOCKBLOOM_TESTS_HWY_TARGETS_H_

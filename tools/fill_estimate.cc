@@ -6,6 +6,8 @@
 #include <cstring>
 #include <limits>
 
+#include "src/memory/fill_stats.h"
+
 namespace blockbloom::cli {
 namespace {
 
@@ -52,7 +54,10 @@ KeyEstimate EstimateDistinctKeys(const FilterShape& shape, uint64_t set_bits) {
   const double b = static_cast<double>(shape.num_blocks);
   const double q = k / m;  // P(a given key sets a given bit)
   const double log_miss = std::log1p(-q);
-  const double n = std::log1p(-set / m) / log_miss;
+  // The mean's inverse is the library's (src/memory/fill_stats.cc); the
+  // standard error below is the tool's own.
+  const double n = internal::EstimateKeys(set_bits, shape.size_bytes() * 8,
+                                          shape.num_probes);
   estimate.keys = n;
 
   // Var(set bits) = sum over bits u of Var(X_u) + sum over u != v of

@@ -17,6 +17,8 @@
 //
 //   f(n) = 1 - (1 - k/M)^n,   hence   n = ln(1 - f) / ln(1 - k/M).
 //
+// (n is the library's estimator, internal::EstimateKeys of
+// src/memory/fill_stats.h, which the mutable filters use too.)
 // Keys setting the same bits (duplicates) count once: this estimates
 // distinct keys. The standard error is the delta method on Var(set bits),
 // computed exactly for this model (two bits in one block but different lanes

@@ -102,35 +102,28 @@ void RegisterBuilds(Registrar& r, size_t n, bool slow) {
           std::move(fn), /*build=*/true, /*once=*/slow);
   };
   // blockbloom: keys in, filter out (the builder sizes the filter at the
-  // end, as an engine's builder must).
-  add("blockbloom", [=](State& st) {
-    const BuildKeys& keys = GetBuildKeys(n);
-    const FaultCounter faults;
-    for (auto _ : st) {
+  // end, as an engine's builder must); and "fixed", the same with the shape
+  // known up front (FilterOptions::shape): keys go straight into the bits,
+  // one scalar insert each.
+  for (const bool fixed : {false, true}) {
+    add(fixed ? "blockbloom_fixed" : "blockbloom", [=](State& st) {
+      const BuildKeys& keys = GetBuildKeys(n);
       FilterOptions options;
-      options.bits_per_key = c;
-      FilterBuilder builder = *FilterBuilder::Create(options);
-      for (std::string_view k : keys.views) builder.Add(k);
-      Filter filter = *builder.Finish();
-      benchmark::DoNotOptimize(filter.bits().data());
-    }
-    ReportBuild(st, n, faults);
-  });
-  // The same with the shape known up front (FilterOptions::shape): keys go
-  // straight into the bits, one scalar insert each.
-  add("blockbloom_fixed", [=](State& st) {
-    const BuildKeys& keys = GetBuildKeys(n);
-    FilterOptions options;
-    options.shape = *ShapeForBitsPerKey(n, c);
-    const FaultCounter faults;
-    for (auto _ : st) {
-      FilterBuilder builder = *FilterBuilder::Create(options);
-      for (std::string_view k : keys.views) builder.Add(k);
-      Filter filter = *builder.Finish();
-      benchmark::DoNotOptimize(filter.bits().data());
-    }
-    ReportBuild(st, n, faults);
-  });
+      if (fixed) {
+        options.shape = *ShapeForBitsPerKey(n, c);
+      } else {
+        options.bits_per_key = c;
+      }
+      const FaultCounter faults;
+      for (auto _ : st) {
+        FilterBuilder builder = *FilterBuilder::Create(options);
+        for (std::string_view k : keys.views) builder.Add(k);
+        Filter filter = *builder.Finish();
+        benchmark::DoNotOptimize(filter.bits().data());
+      }
+      ReportBuild(st, n, faults);
+    });
+  }
   add("rocksdb", [=](State& st) {
     const BuildKeys& keys = GetBuildKeys(n);
     const rocksdb_builtin::Policy policy(c);

@@ -27,33 +27,19 @@ void RegisterHashProbes(Registrar& r, double c, size_t bytes) {
   for (Op op : {Op::kSingle, Op::kBatch32, Op::kBatch1024}) {
     const size_t batch = BatchOf(op);
     const bool single = op == Op::kSingle;
-    r.Add(ProbeName("blockbloom", op, in, c, bytes), [=](State& st) {
-      Suite& s = GetSuite(c, bytes);
-      const Filter& f = s.Blockbloom();
-      const double huge = s.BlockbloomHugePercent();
-      if (single)
-        return SingleHash(st, huge,
-                          [&](uint64_t h) { return f.MayContainHash(h); });
-      BatchHash(st, batch, huge, [&](const uint64_t* h, size_t n, bool* out) {
-        f.MayContainHashBatch({h, n}, {out, n});
-      });
-    });
-    r.Add(ProbeName("blockbloom_4k", op, in, c, bytes), [=](State& st) {
-      Suite& s = GetSuite(c, bytes);
-      const Filter& f = s.Blockbloom4k();
-      const double huge = s.Blockbloom4kHugePercent();
-      if (single)
-        return SingleHash(st, huge,
-                          [&](uint64_t h) { return f.MayContainHash(h); });
-      BatchHash(st, batch, huge, [&](const uint64_t* h, size_t n, bool* out) {
-        f.MayContainHashBatch({h, n}, {out, n});
-      });
-    });
-    if (hwy::SupportedTargets() & HWY_AVX2) {
-      r.Add(ProbeName("blockbloom_avx2", op, in, c, bytes), [=](State& st) {
+    // blockbloom, the same bits on 4 KiB pages, and the AVX2 kernels forced.
+    for (const int variant : {0, 1, 2}) {
+      if (variant == 2 && !(hwy::SupportedTargets() & HWY_AVX2)) continue;
+      const char* name = variant == 0   ? "blockbloom"
+                         : variant == 1 ? "blockbloom_4k"
+                                        : "blockbloom_avx2";
+      r.Add(ProbeName(name, op, in, c, bytes), [=](State& st) {
         Suite& s = GetSuite(c, bytes);
-        const Filter& f = *s.BlockbloomAvx2();
-        const double huge = s.BlockbloomHugePercent();
+        const Filter& f = variant == 0   ? s.Blockbloom()
+                          : variant == 1 ? s.Blockbloom4k()
+                                         : *s.BlockbloomAvx2();
+        const double huge = variant == 1 ? s.Blockbloom4kHugePercent()
+                                         : s.BlockbloomHugePercent();
         if (single)
           return SingleHash(st, huge,
                             [&](uint64_t h) { return f.MayContainHash(h); });
@@ -62,28 +48,25 @@ void RegisterHashProbes(Registrar& r, double c, size_t bytes) {
         });
       });
     }
-    r.Add(ProbeName("fastlocal_avx2", op, in, c, bytes), [=](State& st) {
-      Suite& s = GetSuite(c, bytes);
-      const fastlocal::Reader& f = s.FastLocal();
-      const double huge = s.FastLocalHugePercent();
-      if (single)
-        return SingleHash(st, huge,
-                          [&](uint64_t h) { return f.MayMatchHash(h); });
-      BatchHash(st, batch, huge, [&](const uint64_t* h, size_t n, bool* out) {
-        f.MayMatchHashes(h, n, out);
-      });
-    });
-    r.Add(ProbeName("fastlocal_avx2_2m", op, in, c, bytes), [=](State& st) {
-      Suite& s = GetSuite(c, bytes);
-      const fastlocal::Reader& f = s.FastLocal2m();
-      const double huge = s.FastLocal2mHugePercent();
-      if (single)
-        return SingleHash(st, huge,
-                          [&](uint64_t h) { return f.MayMatchHash(h); });
-      BatchHash(st, batch, huge, [&](const uint64_t* h, size_t n, bool* out) {
-        f.MayMatchHashes(h, n, out);
-      });
-    });
+    // FastLocalBloom, and the same bits on 2 MiB pages.
+    for (const bool two_m : {false, true}) {
+      r.Add(ProbeName(two_m ? "fastlocal_avx2_2m" : "fastlocal_avx2", op, in, c,
+                      bytes),
+            [=](State& st) {
+              Suite& s = GetSuite(c, bytes);
+              const fastlocal::Reader& f =
+                  two_m ? s.FastLocal2m() : s.FastLocal();
+              const double huge =
+                  two_m ? s.FastLocal2mHugePercent() : s.FastLocalHugePercent();
+              if (single)
+                return SingleHash(
+                    st, huge, [&](uint64_t h) { return f.MayMatchHash(h); });
+              BatchHash(st, batch, huge,
+                        [&](const uint64_t* h, size_t n, bool* out) {
+                          f.MayMatchHashes(h, n, out);
+                        });
+            });
+    }
     if (single) {  // RocksDB's reader has no batch probe by hash
       r.Add(ProbeName("rocksdb", op, in, c, bytes), [=](State& st) {
         Suite& s = GetSuite(c, bytes);
@@ -92,32 +75,25 @@ void RegisterHashProbes(Registrar& r, double c, size_t bytes) {
                    [&](uint64_t h) { return f.HashMayMatch(h); });
       });
     }
-    r.Add(ProbeName("parquet", op, in, c, bytes), [=](State& st) {
-      Suite& s = GetSuite(c, bytes);
-      const Suite::ParquetRef f = s.Parquet();
-      const double huge = s.ParquetHugePercent();
-      if (single) {
-        return SingleHash(st, huge, [&](uint64_t h) {
-          return f.kernels->probe(f.bits, f.num_blocks, h);
-        });
-      }
-      BatchHash(st, batch, huge, [&](const uint64_t* h, size_t n, bool* out) {
-        f.kernels->probe_batch(f.bits, f.num_blocks, h, n, out);
-      });
-    });
-    r.Add(ProbeName("parquet_2m", op, in, c, bytes), [=](State& st) {
-      Suite& s = GetSuite(c, bytes);
-      const Suite::ParquetRef f = s.Parquet2m();
-      const double huge = s.Parquet2mHugePercent();
-      if (single) {
-        return SingleHash(st, huge, [&](uint64_t h) {
-          return f.kernels->probe(f.bits, f.num_blocks, h);
-        });
-      }
-      BatchHash(st, batch, huge, [&](const uint64_t* h, size_t n, bool* out) {
-        f.kernels->probe_batch(f.bits, f.num_blocks, h, n, out);
-      });
-    });
+    // The Parquet split block filter, and the same bits on 2 MiB pages.
+    for (const bool two_m : {false, true}) {
+      r.Add(ProbeName(two_m ? "parquet_2m" : "parquet", op, in, c, bytes),
+            [=](State& st) {
+              Suite& s = GetSuite(c, bytes);
+              const Suite::ParquetRef f = two_m ? s.Parquet2m() : s.Parquet();
+              const double huge =
+                  two_m ? s.Parquet2mHugePercent() : s.ParquetHugePercent();
+              if (single) {
+                return SingleHash(st, huge, [&](uint64_t h) {
+                  return f.kernels->probe(f.bits, f.num_blocks, h);
+                });
+              }
+              BatchHash(
+                  st, batch, huge, [&](const uint64_t* h, size_t n, bool* out) {
+                    f.kernels->probe_batch(f.bits, f.num_blocks, h, n, out);
+                  });
+            });
+    }
     r.Add(ProbeName("standard", op, in, c, bytes), [=](State& st) {
       Suite& s = GetSuite(c, bytes);
       const standard::FilterRef f = s.Standard();

@@ -20,13 +20,6 @@
 namespace blockbloom::internal {
 namespace {
 
-// Runs body() once per target, with that target forced for dispatch.
-template <typename Body>
-void ForEachTarget(Body body) {
-  testing::ForEachHwyTarget(
-      [](const char* name) { ASSERT_STREQ(ActiveTargetName(), name); }, body);
-}
-
 TEST(SimdTest, TestsMoreThanOneTargetOnX86) {
 #if HWY_ARCH_X86
   std::vector<std::string> names;
@@ -113,7 +106,7 @@ TEST(SimdTest, SingleAndBatchProbesMatchReference) {
   ASSERT_GT(positives, total / 20);
   ASSERT_LT(positives, total - total / 20);
 
-  ForEachTarget([&] {
+  testing::ForEachHwyTargetNamed(ActiveTargetName, [&] {
     for (const Prepared& p : prepared) {
       for (size_t i = 0; i < hashes.size(); ++i) {
         ASSERT_EQ(MayContainHash(p.ref, hashes[i]), p.expected[i])
@@ -145,7 +138,7 @@ TEST(SimdTest, KeyProbesMatchReference) {
   for (std::string_view key : views) {
     expected.push_back(ReferenceMayContain(ref, Hash64(key, ref.seed)));
   }
-  ForEachTarget([&] {
+  testing::ForEachHwyTargetNamed(ActiveTargetName, [&] {
     for (size_t i = 0; i < views.size(); ++i) {
       ASSERT_EQ(MayContainKey(ref, views[i]), expected[i]) << i;
     }
@@ -162,7 +155,7 @@ TEST(SimdTest, InsertMatchesReferenceBitForBit) {
   const std::vector<uint64_t> hashes = EdgeAndRandomHashes(3000);
   for (uint64_t blocks : {uint64_t{1}, uint64_t{3}, uint64_t{64}}) {
     for (int k : {1, 2, 6, 7, 11, 16}) {
-      ForEachTarget([&] {
+      testing::ForEachHwyTargetNamed(ActiveTargetName, [&] {
         for (size_t n : {size_t{0}, size_t{1}, size_t{33}, hashes.size()}) {
           std::vector<uint8_t> want(blocks * kBlockBytes);
           const FilterRef geometry = {nullptr, blocks, LaneSetsFor(k), 0, 32};

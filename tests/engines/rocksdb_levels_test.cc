@@ -24,12 +24,14 @@
 #include "blockbloom/rocksdb.h"
 #include "gtest/gtest.h"
 #include "src/engines/rocksdb_internal.h"
+#include "tests/engines/rocksdb_compactions.h"
 #include "tests/engines/rocksdb_test_util.h"
 
 namespace blockbloom {
 namespace {
 
 using internal::RocksDBBuiltFilter;
+using internal::WaitForCompactions;
 using testing::CheckGets;
 using testing::OpenDB;
 using testing::PresentKey;
@@ -79,16 +81,6 @@ rocksdb::Options SmallTree(std::shared_ptr<const rocksdb::FilterPolicy> p) {
   o.level_compaction_dynamic_level_bytes = true;
   o.max_background_jobs = 2;
   return o;
-}
-
-void WaitForCompactions(rocksdb::DB* db) {
-  for (;;) {
-    uint64_t pending = 0, running = 0;
-    db->GetIntProperty("rocksdb.compaction-pending", &pending);
-    db->GetIntProperty("rocksdb.num-running-compactions", &running);
-    if (pending == 0 && running == 0) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
 }
 
 // Keys in a scattered order, so that compactions rewrite tables (no trivial

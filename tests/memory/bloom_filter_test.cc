@@ -16,6 +16,7 @@
 #include "blockbloom/hash.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/memory/memory_test_util.h"
 
 namespace blockbloom {
 namespace {
@@ -40,9 +41,7 @@ BloomFilterOptions Seeded(uint64_t seed, bool concurrent = false) {
 }
 
 BloomFilter Make(uint64_t n, double fp_rate, BloomFilterOptions options) {
-  absl::StatusOr<BloomFilter> f = BloomFilter::Create(n, fp_rate, options);
-  EXPECT_TRUE(f.ok()) << f.status();
-  return *std::move(f);
+  return testing::Created(BloomFilter::Create(n, fp_rate, options));
 }
 
 class BloomFilterModeTest : public ::testing::TestWithParam<bool> {

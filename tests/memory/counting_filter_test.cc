@@ -17,6 +17,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "src/core/layout.h"
+#include "tests/memory/memory_test_util.h"
 
 namespace blockbloom {
 namespace {
@@ -24,10 +25,7 @@ namespace {
 CountingFilter Make(uint64_t n, double fp_rate, uint64_t seed) {
   CountingFilterOptions options;
   options.seed = seed;
-  absl::StatusOr<CountingFilter> f =
-      CountingFilter::Create(n, fp_rate, options);
-  EXPECT_TRUE(f.ok()) << f.status();
-  return *std::move(f);
+  return testing::Created(CountingFilter::Create(n, fp_rate, options));
 }
 
 std::string Key(int i) { return absl::StrCat("item-", i); }
@@ -84,13 +82,8 @@ TEST(CountingFilterTest, ExpectedFpRateMatchesMeasured) {
   const int n = 50'000, probes = 400'000;
   CountingFilter f = Make(n, 0.01, 2);
   for (int i = 0; i < n; ++i) f.Add(Key(i));
-  int positives = 0;
-  for (int i = 0; i < probes; ++i) {
-    positives += f.MayContain(absl::StrCat("absent-", i));
-  }
-  const double measured = static_cast<double>(positives) / probes;
-  const double expected = f.ExpectedFpRate();
-  const double sigma = std::sqrt(expected * (1 - expected) / probes);
+  const auto [measured, expected, sigma] =
+      testing::MeasureFpRate(f, probes, "absent-");
   std::printf("counting filter at capacity: measured %.4f%%, expected %.4f%%\n",
               100 * measured, 100 * expected);
   EXPECT_LE(std::abs(measured - expected), 3 * sigma);

@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "src/core/layout.h"
 #include "src/memory/fill_stats.h"
+#include "tests/memory/memory_test_util.h"
 
 namespace blockbloom {
 namespace {
@@ -24,10 +25,7 @@ namespace {
 BloomFilter Make(uint64_t capacity, double fp_rate, uint64_t seed) {
   BloomFilterOptions options;
   options.seed = seed;
-  absl::StatusOr<BloomFilter> f =
-      BloomFilter::Create(capacity, fp_rate, options);
-  EXPECT_TRUE(f.ok()) << f.status();
-  return *std::move(f);
+  return testing::Created(BloomFilter::Create(capacity, fp_rate, options));
 }
 
 // Adds keys "key-<first>" .. "key-<last-1>".
@@ -75,13 +73,8 @@ TEST(EstimateTest, ExpectedFpRateWithinThreeSigmaOfMeasured) {
       const uint64_t n = capacity * percent / 100;
       AddRange(f, added, n);
       added = n;
-      int positives = 0;
-      for (int i = 0; i < probes; ++i) {
-        positives += f.MayContain(absl::StrCat("absent-", i));
-      }
-      const double measured = static_cast<double>(positives) / probes;
-      const double expected = f.ExpectedFpRate();
-      const double sigma = std::sqrt(expected * (1 - expected) / probes);
+      const auto [measured, expected, sigma] =
+          testing::MeasureFpRate(f, probes, "absent-");
       const double model =
           *EstimatedFpRate(f.shape(), n);  // over all filters of n keys
       std::printf(

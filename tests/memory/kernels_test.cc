@@ -20,12 +20,6 @@
 namespace blockbloom::internal {
 namespace {
 
-template <typename Body>
-void ForEachTarget(Body body) {
-  testing::ForEachHwyTarget(
-      [](const char* name) { ASSERT_STREQ(ActiveTargetName(), name); }, body);
-}
-
 // Random hashes with repeats (so that "already present" is exercised) and
 // the edge values of the derivation.
 std::vector<uint64_t> Hashes(size_t n) {
@@ -66,7 +60,7 @@ TEST(MemoryKernelsTest, AddMatchesReferenceOnEveryTarget) {
         const Expected want = Reference(geometry, hashes, n);
         size_t want_count = 0;
         for (bool a : want.added) want_count += a;
-        ForEachTarget([&] {
+        testing::ForEachHwyTargetNamed(ActiveTargetName, [&] {
           // Single adds, into a misaligned buffer.
           std::vector<uint8_t> got(want.bits.size() + 1);
           for (size_t i = 0; i < n; ++i) {

@@ -14,6 +14,7 @@
 #include "blockbloom/hash.h"
 #include "gtest/gtest.h"
 #include "src/core/layout.h"
+#include "tests/memory/memory_test_util.h"
 
 namespace blockbloom {
 namespace {
@@ -23,10 +24,8 @@ constexpr uint64_t kBlocks = 1024;
 BloomFilter Make(uint64_t seed) {
   BloomFilterOptions options;
   options.seed = seed;
-  absl::StatusOr<BloomFilter> f =
-      BloomFilter::CreateWithShape({kBlocks, 6, 32}, options);
-  EXPECT_TRUE(f.ok()) << f.status();
-  return *std::move(f);
+  return testing::Created(
+      BloomFilter::CreateWithShape({kBlocks, 6, 32}, options));
 }
 
 // What an attacker who knows the hash and seed 0 can do offline: find keys

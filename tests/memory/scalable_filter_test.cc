@@ -13,6 +13,7 @@
 #include "blockbloom/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/memory/memory_test_util.h"
 
 namespace blockbloom {
 namespace {
@@ -29,9 +30,7 @@ ScalableFilterOptions Options(uint64_t initial, double fp_rate,
 }
 
 ScalableFilter Make(const ScalableFilterOptions& o) {
-  absl::StatusOr<ScalableFilter> f = ScalableFilter::Create(o);
-  EXPECT_TRUE(f.ok()) << f.status();
-  return *std::move(f);
+  return testing::Created(ScalableFilter::Create(o));
 }
 
 std::string Key(uint64_t i) { return absl::StrCat("url:", i); }
@@ -68,13 +67,8 @@ TEST_P(ScalableGrowthTest, HundredTimesInitialCapacityStaysUnderTarget) {
   for (uint64_t i = 0; i < n; i += 7) ASSERT_TRUE(f.MayContain(Key(i)));
 
   const int probes = 1'000'000;
-  int positives = 0;
-  for (int i = 0; i < probes; ++i) {
-    positives += f.MayContain(absl::StrCat("absent:", i));
-  }
-  const double measured = static_cast<double>(positives) / probes;
-  const double expected = f.ExpectedFpRate();
-  const double sigma = std::sqrt(expected * (1 - expected) / probes);
+  const auto [measured, expected, sigma] =
+      testing::MeasureFpRate(f, probes, "absent:");
   std::printf(
       "fp_rate %g expansion %g tightening %g: %llu keys in %zu layers, %.2f "
       "MiB (%.2f bits/key), measured FPR %.4f%%, ExpectedFpRate %.4f%% "

@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "tests/redis/redis_server.h"
 #include "tests/redis/status_matchers.h"
+#include "tests/redis/test_connection.h"
 
 namespace blockbloom::redis {
 namespace {
@@ -31,13 +32,8 @@ class ClusterTest : public ::testing::Test {
     cluster_ = nullptr;
   }
   void SetUp() override {
-    ConnectionOptions options;
-    options.port = cluster_->port(1);  // any node will do
-    // These tests check behaviour, not speed: on a loaded CI machine
-    // creating a 576 MiB filter or a cluster resharding can take longer
-    // than the 1 s default (tests/redis/failure_test.cc tests timeouts).
-    options.command_timeout = absl::Seconds(30);
-    auto c = Connection::Connect(options);
+    // Any node will do.
+    auto c = blockbloom::testing::ConnectForTest(cluster_->port(1));
     ASSERT_TRUE(c.ok()) << c.status();
     connection_ = std::move(*c);
     ASSERT_TRUE(connection_->is_cluster());

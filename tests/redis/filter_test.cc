@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "tests/redis/redis_server.h"
 #include "tests/redis/status_matchers.h"
+#include "tests/redis/test_connection.h"
 
 namespace blockbloom::redis {
 namespace {
@@ -64,13 +65,7 @@ class SharedFilterTest : public ::testing::Test {
     server_ = nullptr;
   }
   void SetUp() override {
-    ConnectionOptions options;
-    options.port = server_->port();
-    // These tests check behaviour, not speed: on a loaded CI machine
-    // creating a 576 MiB filter or a cluster resharding can take longer
-    // than the 1 s default (tests/redis/failure_test.cc tests timeouts).
-    options.command_timeout = absl::Seconds(30);
-    auto c = Connection::Connect(options);
+    auto c = blockbloom::testing::ConnectForTest(server_->port());
     ASSERT_TRUE(c.ok()) << c.status();
     connection_ = std::move(*c);
     EXPECT_FALSE(connection_->is_cluster());

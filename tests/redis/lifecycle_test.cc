@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "tests/redis/redis_server.h"
 #include "tests/redis/status_matchers.h"
+#include "tests/redis/test_connection.h"
 
 namespace blockbloom::redis {
 namespace {
@@ -40,10 +41,7 @@ Filter LocalFilter(uint64_t bits_bytes, int n) {
 }
 
 std::unique_ptr<Connection> ConnectTo(const RedisServer& server) {
-  ConnectionOptions options;
-  options.port = server.port();
-  options.command_timeout = absl::Seconds(30);  // behaviour, not speed
-  auto c = Connection::Connect(options);
+  auto c = blockbloom::testing::ConnectForTest(server.port());
   EXPECT_TRUE(c.ok()) << c.status();
   return c.ok() ? std::move(*c) : nullptr;
 }

@@ -284,6 +284,8 @@ bool RedisCluster::MigrateSlot(int slot, int from, int to) {
   return StartMigration(slot, from, to) && FinishMigration(slot, from, to);
 }
 
+// Bitwise CRC16, not the library's table (src/redis/router.cc): an oracle
+// written apart from the code it checks.
 int KeySlot(const std::string& key) {
   std::string tag = key;
   const size_t open = key.find('{');
