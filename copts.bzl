@@ -1,4 +1,5 @@
-"""Compiler flags and the system-library prefix shared by every BUILD.bazel."""
+"""What every BUILD.bazel shares: compiler flags, the system-library prefix,
+and the description of a src/ folder."""
 
 # The warnings of CMake's BLOCKBLOOM_WARNINGS, on our own code only.
 WARNINGS = [
@@ -10,3 +11,10 @@ WARNINGS = [
 
 # The Debian libraries (third_party/bazel/system.BUILD, declared in WORKSPACE).
 SYSTEM = "@blockbloom_system//:"
+
+def source_folder():
+    """A src/ folder's files for the root libraries: every *.cc as :srcs and
+    every *.h as :hdrs (the src/ folders include each other's headers, so they
+    are compiled into one library, //:blockbloom, rather than one each)."""
+    native.filegroup(name = "srcs", srcs = native.glob(["*.cc"]))
+    native.filegroup(name = "hdrs", srcs = native.glob(["*.h"]))
