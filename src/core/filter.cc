@@ -2,13 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <utility>
 
 #include "absl/base/attributes.h"
 #include "absl/strings/str_cat.h"
 #include "src/core/aligned_buffer.h"
+#include "src/core/batch_size.h"
 #include "src/core/hash_chunks.h"
 #include "src/core/key_hash.h"
 #include "src/core/layout.h"
@@ -21,15 +20,6 @@
 
 namespace blockbloom {
 namespace {
-
-void CheckSameSize(size_t inputs, size_t results) {
-  if (inputs != results) {
-    std::fprintf(stderr,
-                 "blockbloom: batch probe of %zu keys given %zu results\n",
-                 inputs, results);
-    std::abort();
-  }
-}
 
 // The k a filter with no keys gets: any k answers "no" for every key, so
 // take the one a filter of these bits/key would have.
@@ -118,13 +108,13 @@ Filter Filter::MatchAll() {
 
 void Filter::MayContainBatch(absl::Span<const std::string_view> keys,
                              absl::Span<bool> results) const {
-  CheckSameSize(keys.size(), results.size());
+  internal::CheckBatchSize("batch probe", keys.size(), results.size());
   kernels_->probe_keys(ref_, keys.data(), keys.size(), results.data());
 }
 
 void Filter::MayContainHashBatch(absl::Span<const uint64_t> hashes,
                                  absl::Span<bool> results) const {
-  CheckSameSize(hashes.size(), results.size());
+  internal::CheckBatchSize("batch probe", hashes.size(), results.size());
   kernels_->probe_hashes(ref_, hashes.data(), hashes.size(), results.data());
 }
 

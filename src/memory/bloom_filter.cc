@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/core/aligned_buffer.h"
+#include "src/core/batch_size.h"
 #include "src/core/key_hash.h"
 #include "src/core/layout.h"
 #include "src/core/probe.h"
@@ -45,14 +46,6 @@ struct InsertionStripes {
 }  // namespace internal
 
 namespace {
-
-void CheckSameSize(const char* what, size_t inputs, size_t results) {
-  if (inputs != results) {
-    std::fprintf(stderr, "blockbloom: %s of %zu keys given %zu results\n", what,
-                 inputs, results);
-    std::abort();
-  }
-}
 
 std::string DescribeShape(const FilterShape& s) {
   return absl::StrCat(s.num_blocks, " blocks of 16 ", s.lane_bits,
@@ -238,7 +231,9 @@ bool BloomFilter::AddHash(uint64_t hash) {
 
 size_t BloomFilter::AddHashBatch(absl::Span<const uint64_t> hashes,
                                  absl::Span<bool> added) {
-  if (!added.empty()) CheckSameSize("AddBatch", hashes.size(), added.size());
+  if (!added.empty())
+    internal::CheckBatchSize("BloomFilter::AddBatch", hashes.size(),
+                             added.size());
   if (hashes.empty()) return 0;
   bool* out = added.empty() ? nullptr : added.data();
   size_t count = 0;
@@ -269,7 +264,9 @@ size_t BloomFilter::AddHashBatch(absl::Span<const uint64_t> hashes,
 
 size_t BloomFilter::AddBatch(absl::Span<const std::string_view> keys,
                              absl::Span<bool> added) {
-  if (!added.empty()) CheckSameSize("AddBatch", keys.size(), added.size());
+  if (!added.empty())
+    internal::CheckBatchSize("BloomFilter::AddBatch", keys.size(),
+                             added.size());
   uint64_t hashes[internal::kBatchChunk];
   size_t count = 0;
   for (size_t start = 0; start < keys.size(); start += internal::kBatchChunk) {
@@ -300,7 +297,8 @@ bool BloomFilter::MayContainHash(uint64_t hash) const {
 
 void BloomFilter::MayContainHashBatch(absl::Span<const uint64_t> hashes,
                                       absl::Span<bool> results) const {
-  CheckSameSize("MayContainBatch", hashes.size(), results.size());
+  internal::CheckBatchSize("BloomFilter::MayContainBatch", hashes.size(),
+                           results.size());
   if (!concurrent_) {
     kernels_->probe_hashes(ref_, hashes.data(), hashes.size(), results.data());
     return;
@@ -322,7 +320,8 @@ void BloomFilter::MayContainHashBatch(absl::Span<const uint64_t> hashes,
 
 void BloomFilter::MayContainBatch(absl::Span<const std::string_view> keys,
                                   absl::Span<bool> results) const {
-  CheckSameSize("MayContainBatch", keys.size(), results.size());
+  internal::CheckBatchSize("BloomFilter::MayContainBatch", keys.size(),
+                           results.size());
   if (!concurrent_) {
     kernels_->probe_keys(ref_, keys.data(), keys.size(), results.data());
     return;

@@ -4,14 +4,13 @@
 // src/core/layout.h, as for an in-process Filter; only where the block's bytes
 // come from differs.
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "blockbloom/hash.h"
 #include "blockbloom/redis.h"
+#include "src/core/batch_size.h"
 #include "src/core/layout.h"
 #include "src/core/probe.h"
 #include "src/redis/shared_filter_access.h"
@@ -26,16 +25,6 @@ constexpr uint64_t RedisBitOffset(uint64_t layout_bit) {
   return (layout_bit & ~uint64_t{7}) | (7 - (layout_bit & 7));
 }
 
-void CheckSameSize(const char* what, size_t keys, size_t results) {
-  if (keys != results) {
-    std::fprintf(stderr,
-                 "blockbloom: SharedFilter::%s of %zu keys given %zu "
-                 "results\n",
-                 what, keys, results);
-    std::abort();
-  }
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -43,7 +32,8 @@ void CheckSameSize(const char* what, size_t keys, size_t results) {
 
 absl::Status SharedFilter::MayContainBatch(
     absl::Span<const std::string_view> keys, absl::Span<bool> results) {
-  CheckSameSize("MayContainBatch", keys.size(), results.size());
+  blockbloom::internal::CheckBatchSize("SharedFilter::MayContainBatch",
+                                       keys.size(), results.size());
   const blockbloom::internal::Kernels* kernels =
       blockbloom::internal::KernelsFor(32);
   blockbloom::internal::FilterRef block = {
@@ -122,7 +112,9 @@ void SharedFilter::MayContainBatchOrFailOpen(
 
 absl::StatusOr<uint64_t> SharedFilter::AddBatch(
     absl::Span<const std::string_view> keys, absl::Span<bool> added) {
-  if (!added.empty()) CheckSameSize("AddBatch", keys.size(), added.size());
+  if (!added.empty())
+    blockbloom::internal::CheckBatchSize("SharedFilter::AddBatch", keys.size(),
+                                         added.size());
   const blockbloom::internal::FilterRef ref = {
       nullptr, shape_.num_blocks,
       blockbloom::internal::LaneSetsFor(shape_.num_probes), seed_, 32};
