@@ -246,7 +246,8 @@ def build_table(builds):
 
 
 def targets(probes, builds, fpr_rows):
-    """The issue's targets (issue 17), computed from this run."""
+    """The performance targets (docs/BENCHMARKS.md, "The targets"), computed
+    from this run."""
     rows = []
     sizes = sizes_of(probes)
     cache = [s for s in sizes if s <= 1 << 20]

@@ -1,7 +1,7 @@
 // The tool's commands: one row each in AllCommands() (commands.cc), one
-// Run function each in its own file. To add a command (e.g. `redis`, issue
-// 9): write Run<Name> in <name>_command.cc, declare it here, add a row with
-// its synopsis, description and the flags it takes, and list the file in
+// Run function each in its own file. To add a command: write Run<Name> in
+// <name>_command.cc, declare it here, add a row with its synopsis,
+// description and the flags it takes, and list the file in
 // tools/CMakeLists.txt. Help, flag checking and dispatch come from the row.
 #ifndef BLOCKBLOOM_TOOLS_COMMANDS_H_
 #define BLOCKBLOOM_TOOLS_COMMANDS_H_

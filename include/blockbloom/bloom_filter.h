@@ -97,13 +97,14 @@ struct BloomFilterOptions {
   //   5. Clear and Intersect are atomic per 32-bit word, not as a whole: a
   //      key added while they run may be lost. Run them when no thread adds.
   //      View() and bits() give plain memory: use them when no thread adds.
-  // Cost (bench/memory_bench.cc, one core of a shared 2-core VM): queries
-  // are k relaxed loads instead of one SIMD compare, 8 vs 2.5 ns in cache,
-  // 50-90 vs 20 ns for independent queries into 16 MiB; an Add issues one
-  // locked RMW per clear bit, 34 vs 6 ns in cache, and out of cache each
-  // single Add pays a full memory latency (~160 ns at 16 MiB: locked
-  // instructions stop the CPU from overlapping misses). AddBatch and
-  // MayContainBatch prefetch: 32 and 14 ns per key at 16 MiB.
+  // Cost (bench/memory_bench.cc; numbers in docs/BENCHMARKS.md, "In-memory
+  // filters"): a query is k relaxed loads instead of one SIMD compare, about
+  // 3x slower in cache and 2.5-4.5x slower for independent queries out of
+  // cache; an Add issues one locked RMW per clear bit, about 6x slower in
+  // cache, and out of cache each single Add pays a full memory latency
+  // (locked instructions stop the CPU from overlapping misses). AddBatch and
+  // MayContainBatch prefetch, so out of cache they cost a fraction of the
+  // single calls.
   bool concurrent = false;
 };
 
@@ -194,8 +195,10 @@ class BloomFilter {
   // at the designed capacity. (Guava's expectedFpp is the overall fill to the
   // power k, which would miss the uneven fill of blocks.) Measured within 3
   // sigma of the rate of absent keys at 25% to 300% of capacity. It reads every
-  // block and costs ~0.35 us per 64-byte block (~180 MB/s: 0.35 s for 64 MiB);
-  // for a cheap model figure use EstimatedFpRate(shape(), ApproximateCount()).
+  // block and averages a product over the 240 lane sets for each, so it is
+  // about 20x slower than ApproximateCount() (docs/BENCHMARKS.md, "In-memory
+  // filters"). For a cheap model figure use
+  // EstimatedFpRate(shape(), ApproximateCount()).
   double ExpectedFpRate() const;
 
   // The number of distinct keys added, estimated from the number of set bits
@@ -203,7 +206,7 @@ class BloomFilter {
   // count, BF.CARD). Measured at 10% to 150% of the design capacity: within
   // 2% for a 1000-key filter (20 blocks), 0.15% for 100k keys, 0.03% for 1M
   // (tests/memory/estimate_test.cc). A saturated filter gives a lower bound.
-  // Reads every block (popcount, ~4 GB/s).
+  // Reads every block (a popcount per word).
   uint64_t ApproximateCount() const;
 
   // How many Add calls returned true since creation or Clear (RedisBloom's

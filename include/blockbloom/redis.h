@@ -5,7 +5,9 @@
 // lives in Redis. blockbloom's layout puts every key in ONE 64-byte block, so
 //
 //   * a query is one `GETRANGE` of 64 bytes, probed here with the same SIMD
-//     kernel as an in-process Filter (one round trip, ~0.4 us of server CPU);
+//     kernel as an in-process Filter (one round trip, and less server CPU
+//     than schemes that read k bits: docs/BENCHMARKS.md, "Shared filters in
+//     Redis");
 //   * an add is one atomic `BITFIELD` command that sets the key's k bits.
 //
 // Batches pipeline many keys per round trip (grouped per node in a
@@ -164,7 +166,8 @@ struct SharedFilterOptions {
   uint64_t seed = 0;
   // Bytes of blocks per shard key (rounded down to whole 64-byte blocks).
   // Redis moves, expires and deletes whole keys, and growing or freeing a
-  // huge string blocks the server (~360 ms for 512 MiB), so big filters are
+  // huge string blocks the server for a time that grows with its size
+  // (docs/BENCHMARKS.md, "Server-side cost of big strings"), so big filters are
   // split into keys of this size. At most 512 MiB - 8 (Redis's string limit).
   uint64_t shard_bytes = uint64_t{32} << 20;
   Placement placement = Placement::kTogether;

@@ -36,10 +36,11 @@ inline constexpr uint64_t kBlockBits = kBlockBytes * 8;
 // Snapshots move data in pieces of this size, several per round trip.
 inline constexpr uint64_t kTransferBytes = uint64_t{1} << 20;
 inline constexpr size_t kTransfersPerRoundTrip = 8;
-// Zero-filling a new shard is the slow server-side step (about 2.6 ms per
-// MiB measured here: SETRANGE of 64 MiB, 0.17 s with builds running): one
-// round trip allocates at most this much (one shard if larger), so that
-// its replies come well within the default 1 s command timeout.
+// Zero-filling a new shard is the slow server-side step, and its time
+// grows with the bytes allocated (docs/BENCHMARKS.md, "Server-side cost of
+// big strings"): one round trip allocates at most this much (one shard if
+// larger), so that its replies come well within the default command
+// timeout (ConnectionOptions::command_timeout, 1 s).
 inline constexpr uint64_t kAllocatedBytesPerRoundTrip = uint64_t{32} << 20;
 
 inline std::string Trailer(uint64_t generation) {

@@ -81,7 +81,8 @@ std::vector<std::string> ShardKeysOf(std::string_view key_prefix,
 absl::Status SharedFilterAccess::DeleteKeys(
     Connection* connection, const std::vector<std::string>& keys) {
   // UNLINK frees big strings in a background thread: deleting a 1 GiB
-  // filter does not stall the server (DEL took ~90 ms).
+  // filter does not stall the server, as DEL would (docs/BENCHMARKS.md,
+  // "Server-side cost of big strings").
   Batch batch;
   for (const std::string& key : keys) {
     batch.Add(internal::KeySlot(key), {"UNLINK", key});

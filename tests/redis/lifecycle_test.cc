@@ -1,4 +1,4 @@
-// A shared filter's keys over its life (issue 18): shards carry a temporary
+// A shared filter's keys over its life: shards carry a temporary
 // expiry until their filter is published, an interrupted upload removes
 // what it wrote, DeleteOrphans finds what a killed one left, and a publish
 // that a server evicts from fails instead of reporting success.
