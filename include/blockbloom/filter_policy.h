@@ -42,9 +42,12 @@ class FilterPolicy {
     // packed per-data-block filters, 56 bytes for per-SSTable filters):
     // docs/FORMAT.md.
     double bits_per_key = 10;
-    // Hash seed. Must be the same for the builder and reader of a DB (it is
-    // stored in each block, so a different seed on reopen is still read
-    // correctly).
+    // Hash seed. Use the same one for the builder and reader of a DB.
+    // Compact and full blocks store it, so they are read correctly with
+    // another seed; packed blocks do not (see `packed`): the accuracy mode
+    // mixes it into its CRC, so another seed reads as damage and fails open,
+    // and in-place blocks cannot tell (the LevelDB adapter names the seed in
+    // its policy name instead).
     uint64_t seed = 0;
     // Verify each block's checksum when opening it, so that a damaged
     // filter is detected and fails open. Turn off only if the engine
