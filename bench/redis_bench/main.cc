@@ -1,5 +1,5 @@
 // Shared Bloom filters in Redis, side by side on ONE server in one run
-// (issue 9, docs/BENCHMARKS.md "Shared filters in Redis"):
+// (docs/BENCHMARKS.md, "Shared filters in Redis"):
 //
 //   go-zero      core/bloom: a Lua script of k=14 GETBITs / SETBITs on one
 //                string key, one EVALSHA per key;

@@ -220,13 +220,13 @@ bool ParseSet(const uint8_t* payload, uint64_t num_bits, int low_bits,
 
 namespace {
 
-struct Layout {
+struct SetIndexOffsets {
   uint64_t groups;
   size_t base_at, offset_at, lows_at, total;
 };
 
-Layout LayoutOf(const SetParams& p) {
-  Layout l;
+SetIndexOffsets SetIndexOffsetsOf(const SetParams& p) {
+  SetIndexOffsets l;
   l.groups = (p.buckets + kSetGroup - 1) / kSetGroup;
   l.base_at = 0;
   l.offset_at = l.base_at + 4 * (l.groups + 1);
@@ -241,12 +241,12 @@ Layout LayoutOf(const SetParams& p) {
 
 size_t SetIndexStorageBytes(const uint8_t* /*payload*/,
                             const SetParams& params) {
-  return LayoutOf(params).total;
+  return SetIndexOffsetsOf(params).total;
 }
 
 const SetIndex* BuildSetIndex(const uint8_t* payload, const SetParams& params,
                               void* storage) {
-  const Layout l = LayoutOf(params);
+  const SetIndexOffsets l = SetIndexOffsetsOf(params);
   auto* index = new (storage) SetIndex;
   uint8_t* area = static_cast<uint8_t*>(storage) + sizeof(SetIndex);
   auto* base = reinterpret_cast<uint32_t*>(area + l.base_at);
@@ -314,7 +314,7 @@ size_t SetIndexBytes(const SetIndex& index) {
   params.low_bits = index.low_bits;
   params.buckets = index.buckets;
   params.count = index.base[(index.buckets + kSetGroup - 1) / kSetGroup];
-  return sizeof(SetIndex) + LayoutOf(params).total;
+  return sizeof(SetIndex) + SetIndexOffsetsOf(params).total;
 }
 
 const SetIndex* CopySetIndex(const SetIndex& index, void* storage) {
