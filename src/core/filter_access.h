@@ -29,10 +29,8 @@ struct FilterAccess {
     filter->owns_set_bits_ = owns;
   }
   // What Filter::MayContain(key) calls, and its argument.
-  static bool (*ProbeKey(const Filter& filter))(const FilterRef&,
-                                                std::string_view) {
-    return filter.probe_key_;
-  }
+  using ProbeKeyFn = bool (*)(const FilterRef&, std::string_view);
+  static ProbeKeyFn ProbeKey(const Filter& filter) { return filter.probe_key_; }
   static const FilterRef& Ref(const Filter& filter) { return filter.ref_; }
 
   // A policy's per-thread cache settings (src/packed/probe_cache.h).
