@@ -238,3 +238,20 @@ class TestRoundTrip:
         f = blockbloom.Filter.from_keys(KEYS[:10])
         assert "num_keys=10" in repr(f)
         assert blockbloom.active_simd_target()
+
+
+class TestReadme:
+
+    def test_readme_example_runs(self, tmp_path, monkeypatch):
+        """README.md's "Python" section: its python block runs as written."""
+        import re
+        with open(os.path.join(os.path.dirname(__file__), "..", "..",
+                               "README.md")) as f:
+            readme = f.read()
+        section = re.search(r"^## Python\n(.*?)(?=^## )", readme,
+                            re.S | re.M).group(1)
+        code = re.search(r"^```python\n(.*?)^```", section,
+                         re.S | re.M).group(1)
+        monkeypatch.chdir(tmp_path)
+        exec(compile(code, "README.md", "exec"), {})
+        assert (tmp_path / "keys.bbf").exists()
