@@ -8,6 +8,15 @@ By hand, from the repository root:
     PYTHONPATH=build/release/python \
     BLOCKBLOOM_CLI=build/release/tools/blockbloom \
     /usr/bin/python3 -m pytest tests/python
+
+Under AddressSanitizer + UBSan (checked by hand; the sanitizer builds of
+scripts/test skip the package, as the interpreter needs the runtimes
+preloaded): configure build/asan-python with BLOCKBLOOM_BUILD_TESTS=OFF and
+-DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all",
+-DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=address,undefined, build the target
+blockbloom_python, then run the above with PYTHONPATH=build/asan-python/python,
+ASAN_OPTIONS=detect_leaks=0 and LD_PRELOAD="$(gcc -print-file-name=libasan.so)
+$(gcc -print-file-name=libubsan.so)".
 """
 
 import os

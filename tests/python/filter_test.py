@@ -160,6 +160,30 @@ class TestBatch:
         assert results == [True] * 80
 
 
+    def test_list_changed_by_another_thread_during_a_batch(self):
+        # The batch probes a tuple copy of the list with the GIL released:
+        # another thread emptying the list cannot free keys under it.
+        import threading
+        f = blockbloom.Filter.from_keys(KEYS)
+        shared = list(KEYS) * 5
+        stop = threading.Event()
+
+        def mutate():
+            while not stop.is_set():
+                shared.clear()
+                shared.extend(KEYS)
+
+        thread = threading.Thread(target=mutate)
+        thread.start()
+        try:
+            for _ in range(50):
+                answers = f.may_contain_many(shared)
+                assert answers.all()
+        finally:
+            stop.set()
+            thread.join()
+
+
 class TestRoundTrip:
 
     @pytest.mark.parametrize("options", [
@@ -219,6 +243,9 @@ class TestRoundTrip:
             keys = [b"golden-key-%d" % i for i in range(n)]
             assert all(f.may_contain_many(keys)), name
             assert f.may_contain_many(absent).sum() == positives, name
+        # In-place blocks have no checksum: read only when asked.
+        with pytest.raises(blockbloom.CorruptFilterError):
+            blockbloom.Filter.load(os.path.join(testdata, "inplace_37keys.bbf"))
         inplace = blockbloom.Filter.load(
             os.path.join(testdata, "inplace_37keys.bbf"), allow_in_place=True)
         assert inplace.layout == "standard"
