@@ -13,6 +13,8 @@
 //   Lists of keys are read under the GIL (one C call per key to get its
 //   bytes) and probed with the GIL released; a list is first copied into a
 //   tuple so that no other thread can free a key while the probe runs.
+// - Nothing touches a Python object (a reference count) while the GIL is
+//   released: each release is scoped to the C++ work alone.
 // - The mutable filters (BloomFilter, CountingFilter, ScalableFilter) keep
 //   the GIL for every call: the GIL is what makes their writes exclusive.
 // - Every absl::Status error becomes a Python exception carrying its message
@@ -531,9 +533,11 @@ void DefineModule(py::module_& m) {
         FixedKeys fixed(keys, width);
         uint64_t* out = nullptr;
         py::object array = NewUint64Array(fixed.size(), &out);
-        py::gil_scoped_release release;
-        for (size_t i = 0; i < fixed.size(); ++i) {
-          out[i] = HashKey(fixed.key(i), seed);
+        {
+          py::gil_scoped_release release;
+          for (size_t i = 0; i < fixed.size(); ++i) {
+            out[i] = HashKey(fixed.key(i), seed);
+          }
         }
         return array;
       },
@@ -678,9 +682,11 @@ many threads at once; batch queries release the GIL.)doc")
           [](const PyFilter& self, py::object hashes) {
             HashBuffer buffer(hashes);
             auto [array, out] = NewBoolArray(buffer.span().size());
-            py::gil_scoped_release release;
-            self.filter().MayContainHashBatch(
-                buffer.span(), absl::MakeSpan(out, buffer.span().size()));
+            {
+              py::gil_scoped_release release;
+              self.filter().MayContainHashBatch(
+                  buffer.span(), absl::MakeSpan(out, buffer.span().size()));
+            }
             return array;
           },
           py::arg("hashes"),
@@ -693,12 +699,14 @@ many threads at once; batch queries release the GIL.)doc")
              std::optional<size_t> width) {
             FixedKeys fixed(keys, width);
             auto [array, out] = NewBoolArray(fixed.size());
-            py::gil_scoped_release release;
-            fixed.ForEachChunk(
-                [&](size_t first, absl::Span<const std::string_view> views) {
-                  self.filter().MayContainBatch(
-                      views, absl::MakeSpan(out + first, views.size()));
-                });
+            {
+              py::gil_scoped_release release;
+              fixed.ForEachChunk(
+                  [&](size_t first, absl::Span<const std::string_view> views) {
+                    self.filter().MayContainBatch(
+                        views, absl::MakeSpan(out + first, views.size()));
+                  });
+            }
             return array;
           },
           py::arg("keys"), py::arg("width") = py::none(),
