@@ -6,9 +6,9 @@
 // (blockbloom_filter_may_contain is in the library, not inlined) in front of
 // the same indirect probe.
 //
+// Usage (docs/BENCHMARKS.md has the exact command):
 //   c_api_bench --benchmark_repetitions=5
-//   --benchmark_enable_random_interleaving c_api_bench
-//   --count=c|cxx|c_hash|cxx_hash --probes=N   (for callgrind)
+//   c_api_bench --count=c|cxx|c_hash|cxx_hash --probes=N
 //
 // --count runs N probes of one kind on the in-cache filter in a noinline
 // function (CountLoop*), for `valgrind --tool=callgrind
@@ -28,26 +28,26 @@
 #include "bench/splitmix.h"
 #include "blockbloom/c.h"
 #include "blockbloom/filter.h"
-#include "blockbloom/format.h"
 #include "blockbloom/hash.h"
 
 namespace {
 
-constexpr size_t kProbeKeys = 1 << 16;  // probed round-robin
-
 struct Fixture {
   std::unique_ptr<blockbloom::Filter> cxx;  // the C++ filter
-  blockbloom_filter_t* c = nullptr;         // the same bytes, opened from C
-  std::string bytes;
-  std::vector<std::string> keys;  // half added, half absent
+  blockbloom_filter_t* c = nullptr;         // the same bits, from C
+  std::vector<std::string> keys;            // half added, half absent
   std::vector<uint64_t> hashes;
+  size_t mask = 0;  // keys are probed round-robin: keys[i & mask]
 };
 
 // A filter of about `bytes` bytes at 10 bits/key, filled with as many
-// distinct hashes, plus the probe keys; the C handle opens its serialized
-// bytes without a copy (same bits, same layout, same kernels).
-Fixture* MakeFixture(uint64_t bytes) {
+// distinct hashes, plus `probe_keys` probe keys (a power of two; enough for
+// the out-of-cache filter that their blocks do not fit in the cache); the C
+// handle wraps the C++ filter's bits (blockbloom_filter_wrap_bits): the
+// same memory (huge pages for the large one), layout and kernels.
+Fixture* MakeFixture(uint64_t bytes, size_t probe_keys) {
   auto* f = new Fixture;
+  f->mask = probe_keys - 1;
   const uint64_t num_keys = bytes * 8 / 10;
   blockbloom::FilterOptions options;
   options.shape = *blockbloom::ShapeForBitsPerKey(num_keys, 10,
@@ -55,24 +55,25 @@ Fixture* MakeFixture(uint64_t bytes) {
                                                   false);
   auto builder = blockbloom::FilterBuilder::Create(options);
   uint64_t state = 1;
-  for (uint64_t i = 0; i < num_keys; ++i) {
+  // num_keys in all: the probe keys' added half, and random hashes.
+  for (uint64_t i = probe_keys / 2; i < num_keys; ++i) {
     builder->AddHash(blockbloom::bench::SplitMix64(state));
   }
-  for (size_t i = 0; i < kProbeKeys; ++i) {
+  for (size_t i = 0; i < probe_keys; ++i) {
     f->keys.push_back("key-" + std::to_string(i));
     f->hashes.push_back(blockbloom::HashKey(f->keys.back()));
     if (i % 2 == 0) builder->Add(f->keys.back());
   }
   f->cxx = std::make_unique<blockbloom::Filter>(*builder->Finish());
-  blockbloom::WriteOptions write;
-  write.encoding = blockbloom::Encoding::kFull;
-  f->bytes = *blockbloom::SerializeFilter(*f->cxx, write);
   char* err = nullptr;
-  // Opened with a copy (64-byte aligned, as the C++ filter's own bits).
-  f->c =
-      blockbloom_filter_open(f->bytes.data(), f->bytes.size(), nullptr, &err);
+  const blockbloom_shape_t shape = {f->cxx->shape().num_blocks,
+                                    f->cxx->shape().num_probes,
+                                    f->cxx->shape().lane_bits};
+  f->c = blockbloom_filter_wrap_bits(f->cxx->bits().data(),
+                                     f->cxx->bits().size(), &shape,
+                                     f->cxx->seed(), f->cxx->num_keys(), &err);
   if (f->c == nullptr) {
-    std::fprintf(stderr, "blockbloom_filter_open: %s\n", err);
+    std::fprintf(stderr, "blockbloom_filter_wrap_bits: %s\n", err);
     std::abort();
   }
   return f;
@@ -85,10 +86,11 @@ constexpr int64_t kOutOfCache = 128 << 20;
 // large one).
 Fixture& Get(int64_t bytes) {
   if (bytes <= kInCache) {
-    static Fixture* small = MakeFixture(kInCache);
+    static Fixture* small = MakeFixture(kInCache, size_t{1} << 12);
     return *small;
   }
-  static Fixture* large = MakeFixture(kOutOfCache);
+  // 4M probe keys: 4M blocks touched round-robin, 16x the L3 in lines.
+  static Fixture* large = MakeFixture(kOutOfCache, size_t{1} << 22);
   return *large;
 }
 
@@ -96,7 +98,7 @@ void BM_CxxMayContain(benchmark::State& state) {
   Fixture& f = Get(state.range(0));
   size_t i = 0;
   for (auto _ : state) {
-    const std::string& key = f.keys[i++ & (kProbeKeys - 1)];
+    const std::string& key = f.keys[i++ & f.mask];
     benchmark::DoNotOptimize(f.cxx->MayContain(key));
   }
 }
@@ -105,7 +107,7 @@ void BM_CMayContain(benchmark::State& state) {
   Fixture& f = Get(state.range(0));
   size_t i = 0;
   for (auto _ : state) {
-    const std::string& key = f.keys[i++ & (kProbeKeys - 1)];
+    const std::string& key = f.keys[i++ & f.mask];
     benchmark::DoNotOptimize(
         blockbloom_filter_may_contain(f.c, key.data(), key.size()));
   }
@@ -115,8 +117,7 @@ void BM_CxxMayContainHash(benchmark::State& state) {
   Fixture& f = Get(state.range(0));
   size_t i = 0;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(
-        f.cxx->MayContainHash(f.hashes[i++ & (kProbeKeys - 1)]));
+    benchmark::DoNotOptimize(f.cxx->MayContainHash(f.hashes[i++ & f.mask]));
   }
 }
 
@@ -124,8 +125,8 @@ void BM_CMayContainHash(benchmark::State& state) {
   Fixture& f = Get(state.range(0));
   size_t i = 0;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(blockbloom_filter_may_contain_hash(
-        f.c, f.hashes[i++ & (kProbeKeys - 1)]));
+    benchmark::DoNotOptimize(
+        blockbloom_filter_may_contain_hash(f.c, f.hashes[i++ & f.mask]));
   }
 }
 
@@ -139,7 +140,7 @@ BENCHMARK(BM_CMayContainHash)->Arg(kInCache)->Arg(kOutOfCache);
 __attribute__((noinline)) size_t CountLoopCxx(const Fixture& f, size_t n) {
   size_t hits = 0;
   for (size_t i = 0; i < n; ++i) {
-    const std::string& key = f.keys[i & (kProbeKeys - 1)];
+    const std::string& key = f.keys[i & f.mask];
     hits += f.cxx->MayContain(key);
   }
   return hits;
@@ -148,7 +149,7 @@ __attribute__((noinline)) size_t CountLoopCxx(const Fixture& f, size_t n) {
 __attribute__((noinline)) size_t CountLoopC(const Fixture& f, size_t n) {
   size_t hits = 0;
   for (size_t i = 0; i < n; ++i) {
-    const std::string& key = f.keys[i & (kProbeKeys - 1)];
+    const std::string& key = f.keys[i & f.mask];
     hits += blockbloom_filter_may_contain(f.c, key.data(), key.size());
   }
   return hits;
@@ -157,7 +158,7 @@ __attribute__((noinline)) size_t CountLoopC(const Fixture& f, size_t n) {
 __attribute__((noinline)) size_t CountLoopCxxHash(const Fixture& f, size_t n) {
   size_t hits = 0;
   for (size_t i = 0; i < n; ++i) {
-    hits += f.cxx->MayContainHash(f.hashes[i & (kProbeKeys - 1)]);
+    hits += f.cxx->MayContainHash(f.hashes[i & f.mask]);
   }
   return hits;
 }
@@ -165,8 +166,7 @@ __attribute__((noinline)) size_t CountLoopCxxHash(const Fixture& f, size_t n) {
 __attribute__((noinline)) size_t CountLoopCHash(const Fixture& f, size_t n) {
   size_t hits = 0;
   for (size_t i = 0; i < n; ++i) {
-    hits +=
-        blockbloom_filter_may_contain_hash(f.c, f.hashes[i & (kProbeKeys - 1)]);
+    hits += blockbloom_filter_may_contain_hash(f.c, f.hashes[i & f.mask]);
   }
   return hits;
 }
