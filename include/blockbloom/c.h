@@ -209,9 +209,10 @@ BLOCKBLOOM_C_EXPORT blockbloom_builder_t* blockbloom_builder_create(
 BLOCKBLOOM_C_EXPORT void blockbloom_builder_destroy(blockbloom_builder_t*);
 
 /* Adds key[0, len) (copied as a hash; the key need not outlive the call).
-   Adjacent duplicates count once. Returns 1, or 0 if out of memory (the
-   key is then not added: the builder stays usable). key may be NULL if len
-   is 0. */
+   Adjacent duplicates count once. Returns 1, or 0 if out of memory: the
+   next blockbloom_builder_finish then fails with RESOURCE_EXHAUSTED and
+   resets the builder to empty (a filter missing a key is never built). key
+   may be NULL if len is 0. */
 BLOCKBLOOM_C_EXPORT unsigned char blockbloom_builder_add(blockbloom_builder_t*,
                                                          const char* key,
                                                          size_t len);
@@ -225,7 +226,8 @@ blockbloom_builder_num_keys(const blockbloom_builder_t*);
 /* Builds the filter (the caller owns it: blockbloom_filter_destroy) and
    resets the builder to empty with the same options. With no keys, a filter
    that contains nothing. Errors (returns NULL): OUT_OF_RANGE past 2^32
-   blocks; RESOURCE_EXHAUSTED if out of memory. */
+   blocks; RESOURCE_EXHAUSTED if out of memory now or in an earlier add
+   (see blockbloom_builder_add). */
 BLOCKBLOOM_C_EXPORT blockbloom_filter_t* blockbloom_builder_finish(
     blockbloom_builder_t*, char** errptr);
 

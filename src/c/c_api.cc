@@ -38,6 +38,10 @@ struct blockbloom_options_t {
 };
 struct blockbloom_builder_t {
   blockbloom::FilterBuilder rep;
+  // An add ran out of memory: the builder's count may include a key it
+  // could not store, so the next finish fails instead of building a filter
+  // without it.
+  bool failed = false;
 };
 struct blockbloom_filter_t {
   blockbloom::Filter rep;
@@ -315,6 +319,7 @@ unsigned char blockbloom_builder_add(blockbloom_builder_t* builder,
     builder->rep.Add(Key(key, len));
     return 1;
   } catch (...) {
+    builder->failed = true;
     return 0;
   }
 }
@@ -325,6 +330,7 @@ unsigned char blockbloom_builder_add_hash(blockbloom_builder_t* builder,
     builder->rep.AddHash(hash);
     return 1;
   } catch (...) {
+    builder->failed = true;
     return 0;
   }
 }
@@ -337,6 +343,15 @@ blockbloom_filter_t* blockbloom_builder_finish(blockbloom_builder_t* builder,
                                                char** errptr) {
   return Guard(errptr, static_cast<blockbloom_filter_t*>(nullptr),
                [&]() -> blockbloom_filter_t* {
+                 if (builder->failed) {
+                   // Reset to empty (Finish does) and report the loss.
+                   builder->failed = false;
+                   builder->rep.Finish().IgnoreError();
+                   SaveError(errptr, absl::ResourceExhaustedError(
+                                         "an add ran out of memory; the "
+                                         "builder was reset to empty"));
+                   return nullptr;
+                 }
                  absl::StatusOr<blockbloom::Filter> filter =
                      builder->rep.Finish();
                  if (SaveError(errptr, filter.status())) return nullptr;

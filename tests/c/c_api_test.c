@@ -496,6 +496,37 @@ static void TestBuilderAndFilter(void) {
   blockbloom_free(NULL);
 }
 
+/* Memory that cannot be had (a 170 GiB Bloom filter, a 256 GiB fixed-shape
+   builder): RESOURCE_EXHAUSTED through errptr, no crash. Where the system
+   grants the mapping (overcommit), the handle is simply destroyed. */
+static void TestOutOfMemory(void) {
+  char* err = NULL;
+  blockbloom_shape_t shape;
+  blockbloom_options_t* options = blockbloom_options_create();
+  blockbloom_builder_t* builder;
+  blockbloom_bloomfilter_t* bloom =
+      blockbloom_bloomfilter_create_with_bits_per_key(UINT64_C(1) << 36, 20,
+                                                      NULL, &err);
+  if (bloom == NULL) {
+    CHECK_ERROR(err, "RESOURCE_EXHAUSTED");
+  } else {
+    CHECK_OK(err);
+    blockbloom_bloomfilter_destroy(bloom);
+  }
+  shape.num_blocks = UINT64_C(1) << 32;
+  shape.num_probes = 7;
+  shape.lane_bits = 32;
+  blockbloom_options_set_shape(options, &shape);
+  builder = blockbloom_builder_create(options, &err);
+  if (builder == NULL) {
+    CHECK_ERROR(err, "RESOURCE_EXHAUSTED");
+  } else {
+    CHECK_OK(err);
+    blockbloom_builder_destroy(builder);
+  }
+  blockbloom_options_destroy(options);
+}
+
 static void TestMatchAllAndSerializeErrors(void) {
   char* err = NULL;
   size_t len = 12345;
@@ -791,6 +822,7 @@ int main(int argc, char** argv) {
   TestGoldenFiles();
   TestBuilderAndFilter();
   TestMatchAllAndSerializeErrors();
+  TestOutOfMemory();
   TestDamagedBytes();
   TestBloomFilter();
   if (failures != 0) {
