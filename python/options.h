@@ -1,0 +1,95 @@
+// Python keyword arguments as blockbloom options (encodings, compression,
+// bits/key or fpr), and layouts as names.
+#ifndef BLOCKBLOOM_PYTHON_OPTIONS_H_
+#define BLOCKBLOOM_PYTHON_OPTIONS_H_
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "blockbloom/bloom_filter.h"
+#include "blockbloom/counting_filter.h"
+#include "blockbloom/filter.h"
+#include "blockbloom/format.h"
+#include "blockbloom/hash.h"
+#include "blockbloom/scalable_filter.h"
+#include "blockbloom/sizing.h"
+#include "python/status.h"
+
+namespace blockbloom::python {
+
+namespace py = pybind11;
+
+inline Encoding ParseEncoding(const std::string& name) {
+  if (name == "auto") return Encoding::kAuto;
+  if (name == "compact") return Encoding::kCompact;
+  if (name == "full") return Encoding::kFull;
+  throw py::value_error("encoding must be 'auto', 'compact' or 'full', not '" +
+                        name + "'");
+}
+
+inline WriteOptions MakeWriteOptions(const std::string& encoding,
+                                     const std::string& compression,
+                                     int zstd_level) {
+  WriteOptions options;
+  options.encoding = ParseEncoding(encoding);
+  if (compression == "zstd") {
+    options.compression = Compression::kZstd;
+  } else if (compression != "none") {
+    throw py::value_error("compression must be 'none' or 'zstd', not '" +
+                          compression + "'");
+  }
+  if (zstd_level < 1 || zstd_level > 19) {
+    throw py::value_error("zstd_level must be in [1, 19]");
+  }
+  options.zstd_level = zstd_level;
+  return options;
+}
+
+inline const char* LayoutName(Layout layout) {
+  switch (layout) {
+    case Layout::kBlocked:
+      return "blocked";
+    case Layout::kSpread:
+      return "spread";
+    case Layout::kSet:
+      return "set";
+    case Layout::kStandard:
+      return "standard";
+  }
+  return "unknown";
+}
+
+inline FilterOptions MakeFilterOptions(double bits_per_key,
+                                       std::optional<double> fpr,
+                                       uint64_t seed) {
+  FilterOptions options;
+  options.bits_per_key = bits_per_key;
+  if (fpr.has_value()) {
+    if (!(*fpr > 0 && *fpr < 1)) {
+      throw py::value_error("fpr must be in (0, 1)");
+    }
+    options.fp_rate = *fpr;
+  }
+  options.seed = seed;
+  return options;
+}
+
+}  // namespace blockbloom::python
+
+#endif  // BLOCKBLOOM_PYTHON_OPTIONS_H_
