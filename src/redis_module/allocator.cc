@@ -11,7 +11,13 @@ void* MallocOrAbort(size_t bytes) {
   return p;
 }
 
-Allocator current = {MallocOrAbort, std::free};
+void* CallocOrAbort(size_t bytes) {
+  void* p = std::calloc(1, bytes == 0 ? 1 : bytes);
+  if (p == nullptr) std::abort();
+  return p;
+}
+
+Allocator current = {MallocOrAbort, CallocOrAbort, std::free};
 
 }  // namespace
 

@@ -12,6 +12,11 @@ namespace blockbloom::redis_module {
 
 struct Allocator {
   void* (*alloc)(size_t bytes);  // never null: aborts on exhaustion as Redis
+  // Zeroed memory. Large blocks fresh from the operating system come as
+  // zero pages mapped on first touch, so a piece costs what its keys touch,
+  // not a memset of the whole piece (jemalloc's calloc skips the memset for
+  // memory it knows to be zero).
+  void* (*calloc)(size_t bytes);
   void (*free)(void* p);
 };
 

@@ -26,6 +26,7 @@ namespace blockbloom::redis_module {
 namespace {
 
 void* RedisAlloc(size_t bytes) { return RedisModule_Alloc(bytes); }
+void* RedisCalloc(size_t bytes) { return RedisModule_Calloc(1, bytes); }
 void RedisFree(void* p) { RedisModule_Free(p); }
 
 // Reads the module arguments into g_defaults; logs and fails on a bad one.
@@ -84,7 +85,7 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(
       REDISMODULE_ERR) {
     return REDISMODULE_ERR;
   }
-  rm::SetAllocator({rm::RedisAlloc, rm::RedisFree});
+  rm::SetAllocator({rm::RedisAlloc, rm::RedisCalloc, rm::RedisFree});
   if (rm::ParseModuleArguments(ctx, argv, argc) == REDISMODULE_ERR) {
     return REDISMODULE_ERR;
   }

@@ -22,9 +22,12 @@ PieceHeader* HeaderOf(const uint8_t* data) {
   return reinterpret_cast<PieceHeader*>(const_cast<uint8_t*>(data)) - 1;
 }
 
-uint8_t* AllocatePiece(uint64_t bytes) {
+// A piece of `bytes`, zeroed if `zeroed` (see Allocator::calloc).
+uint8_t* AllocatePiece(uint64_t bytes, bool zeroed) {
   // Room for the header and for aligning it: the allocator promises 16.
-  void* allocation = CurrentAllocator().alloc(bytes + 2 * sizeof(PieceHeader));
+  const size_t size = bytes + 2 * sizeof(PieceHeader);
+  void* allocation =
+      zeroed ? CurrentAllocator().calloc(size) : CurrentAllocator().alloc(size);
   const uintptr_t start = reinterpret_cast<uintptr_t>(allocation);
   const uintptr_t aligned = (start + 63) & ~uintptr_t{63};
   auto* header = reinterpret_cast<PieceHeader*>(aligned);
@@ -107,10 +110,9 @@ bool PieceTable::IsShared(const uint8_t* data) {
 
 uint8_t* PieceTable::MakeWritable(size_t i) {
   const uint64_t bytes = PieceSize(i);
-  uint8_t* fresh = AllocatePiece(bytes);
   uint8_t* old = pieces_[i];
+  uint8_t* fresh = AllocatePiece(bytes, /*zeroed=*/old == nullptr);
   if (old == nullptr) {
-    std::memset(fresh, 0, bytes);
     ++allocated_;
   } else {
     std::memcpy(fresh, old, bytes);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "src/redis_module/background_free.h"
 #include "src/redis_module/chunk_format.h"
 #include "src/redis_module/command_util.h"
 #include "src/redis_module/rdb_codec.h"
@@ -187,7 +188,7 @@ void Digest(RedisModuleDigest* md, void* v) {
   }
 }
 
-void Free(void* v) { delete static_cast<FilterValue*>(v); }
+void Free(void* v) { FreeValue(static_cast<FilterValue*>(v)); }
 
 // Redis frees a value in its background thread (UNLINK, FLUSHALL ASYNC,
 // lazyfree-lazy-* settings) when this is above its threshold (64): one unit
