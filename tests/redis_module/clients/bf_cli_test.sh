@@ -10,12 +10,13 @@ K() { redis-cli -h 127.0.0.1 -p "$port" --no-raw "$@" 2>&1; }
 K3() { redis-cli -3 -h 127.0.0.1 -p "$port" --no-raw "$@" 2>&1; }
 fails=0
 checks=0
-# chk NAME EXPECTED ACTUAL: exact comparison (trailing spaces ignored per line)
+# chk NAME EXPECTED ACTUAL: exact comparison (spaces around each line ignored:
+# redis-cli right-aligns " 1)" when an array has 10 or more elements)
 chk() {
   checks=$((checks + 1))
   local want got
-  want="$(printf '%s\n' "$2" | sed 's/[[:space:]]*$//')"
-  got="$(printf '%s\n' "$3" | sed 's/[[:space:]]*$//')"
+  want="$(printf '%s\n' "$2" | sed 's/^[[:space:]]*//; s/[[:space:]]*$//')"
+  got="$(printf '%s\n' "$3" | sed 's/^[[:space:]]*//; s/[[:space:]]*$//')"
   if [ "$want" != "$got" ]; then
     fails=$((fails + 1))
     printf 'FAIL %s\n  want: %s\n  got:  %s\n' "$1" "$(echo "$want" | paste -sd'|')" "$(echo "$got" | paste -sd'|')"

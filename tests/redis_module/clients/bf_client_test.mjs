@@ -41,7 +41,7 @@ let client;
 
 function shape(id, fn) {
   assert.ok(SHAPES.includes(id), id);
-  test(id, async (t) => {
+  test(id, { timeout: 60000 }, async (t) => {
     ran.push(id);
     await fn(t);
   });
@@ -85,7 +85,14 @@ async function neverAnswersZero(key, items) {
 }
 
 before(async () => {
-  client = createClient({ socket: { host: '127.0.0.1', port } });
+  // No endless reconnecting (a crashed server fails the tests, not hangs them).
+  client = createClient({
+    socket: {
+      host: '127.0.0.1', port,
+      reconnectStrategy: (retries) => (retries > 2 ? new Error('server gone') : 100),
+    },
+    disableOfflineQueue: true,
+  });
   client.on('error', () => {});
   await client.connect();
   await client.flushAll();
