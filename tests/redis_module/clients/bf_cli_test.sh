@@ -126,7 +126,7 @@ chk "BB.RESERVE SEED"               "OK" "$(K BB.RESERVE bb 0.01 1000 SEED 42)"
 K BF.MADD bb a b >/dev/null
 chk "BB.MEXISTS"                    '"11"' "$(K BB.MEXISTS bb a b)"
 chk "BB.MEXISTS missing key"        '"000"' "$(K BB.MEXISTS nokey a b c)"
-has "BB.INFO state ready"           '^"?ready"?$' "$(redis-cli -p "$port" BB.INFO bb | grep -A1 -x state | tail -1)"
+has "BB.INFO state ready"           '^"?ready"?$' "$(redis-cli -p "$port" BB.INFO bb | grep -A1 -x State | tail -1)"
 has "BB.INFO (RESP3) state ready"   'ready' "$(K3 BB.INFO bb)"
 has "BB.DUMP 0 -> cursor"           '^1\) \(integer\) [0-9]+$' "$(K BB.DUMP bb 0 | head -1)"
 

@@ -448,7 +448,7 @@ shape('bb_info', async () => {
     assert.equal(typeof got[i], 'string');
     fields[got[i]] = got[i + 1];
   }
-  assert.equal(fields.state, 'ready');
+  assert.equal(fields.State, 'ready');
 });
 
 shape('bb_dump_cli', async (t) => {
@@ -484,7 +484,7 @@ shape('bb_load_chunks', async (t) => {
   }
   assert.equal(await raw('BB.MEXISTS', 'bl:1', ...items.slice(0, 100)), '1'.repeat(100));
   const info = await raw('BB.INFO', 'bl:1');
-  assert.equal(info[info.indexOf('state') + 1], 'ready');
+  assert.equal(info[info.indexOf('State') + 1], 'ready');
   await client.bf.add('bl:1', 'brand-new-item');
   assert.equal(await client.bf.exists('bl:1', 'brand-new-item'), true);
 });

@@ -383,8 +383,8 @@ class BloomClientTest(unittest.TestCase):
         for i in range(0, len(got), 2):
             self.assertIsInstance(got[i], bytes)
             fields[got[i].decode()] = got[i + 1]
-        self.assertIn("state", fields, fields.keys())
-        self.assertIn(fields["state"], (b"ready",))
+        self.assertIn("State", fields, fields.keys())
+        self.assertEqual(fields["State"], b"ready")
 
     def bb_dump(self, key):
         data, cursor, replies = b"", 0, 0
@@ -453,7 +453,7 @@ class BloomClientTest(unittest.TestCase):
             self.assertEqual(self.bf.mexists("bl:1", *items[i:i + 5000]), [1] * 5000)
         self.assertEqual(self.raw.execute_command("BB.MEXISTS", "bl:1", *items[:100]), b"1" * 100)
         fields = self.raw.execute_command("BB.INFO", "bl:1")
-        self.assertEqual(dict(zip(fields[0::2], fields[1::2]))[b"state"], b"ready")
+        self.assertEqual(dict(zip(fields[0::2], fields[1::2]))[b"State"], b"ready")
         # a loaded filter keeps taking adds (a new layer when full)
         self.assertIn(self.bf.add("bl:1", "brand-new-item"), (0, 1))
         self.assertEqual(self.bf.exists("bl:1", "brand-new-item"), 1)
