@@ -2,10 +2,10 @@
 """The blockbloom Redis module through a real client: Debian's python3-redis.
 
 Run against a redis-server that loaded the module (run_client_test starts one):
-    /usr/bin/python3 bf_client_test.py PORT        (or REDIS_PORT=PORT)
+    /usr/bin/python3 python_client.py PORT        (or REDIS_PORT=PORT)
 BLOCKBLOOM_CLI is the `blockbloom` binary for the BB.DUMP / BB.LOAD checks.
 
-It checks the reply shapes listed in shapes.json (bf_client_test.mjs checks the
+It checks the reply shapes listed in shapes.json (node_client.mjs checks the
 same list with node-redis): values, Python types, error messages. redis-py
 4.3.4 (Debian bookworm) has r.bf().create (no reserve alias), no card and no
 BF.INFO field form; those go through execute_command on a second client, since

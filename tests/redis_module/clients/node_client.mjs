@@ -2,11 +2,11 @@
 // @redis/bloom (npm; scripts/fetch-node-clients installs them into
 // build/node-clients).
 //
-//   NODE_CLIENTS_DIR=build/node-clients node bf_client_test.mjs PORT   (or REDIS_PORT)
+//   NODE_CLIENTS_DIR=build/node-clients node node_client.mjs PORT   (or REDIS_PORT)
 //   BLOCKBLOOM_CLI: the `blockbloom` binary, for the BB.DUMP / BB.LOAD checks.
 //
 // Checks the reply shapes listed in shapes.json, the same list
-// bf_client_test.py checks with redis-py. node-redis turns replies into
+// python_client.py checks with redis-py. node-redis turns replies into
 // booleans (ADD, EXISTS: reply === 1), boolean arrays (MADD, MEXISTS, INSERT)
 // and an object read by position (INFO: reply[1], [3], [5], [7], [9]); the raw
 // replies are checked with sendCommand. Exit 77 (skipped) when the packages

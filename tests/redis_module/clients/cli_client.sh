@@ -2,7 +2,7 @@
 # The module's raw replies as redis-cli prints them (--no-raw: types shown as
 # "(integer)", "(error)", "(nil)"), in RESP2 and, for the INFO commands, RESP3
 # (redis-cli -3). RedisBloom 2.4 answers BF.INFO with an array in both.
-#   bf_cli_test.sh PORT   (or REDIS_PORT)
+#   cli_client.sh PORT   (or REDIS_PORT)
 set -u
 port="${1:-${REDIS_PORT:-6379}}"
 command -v redis-cli >/dev/null || { echo "SKIP: redis-cli not found"; exit 77; }
