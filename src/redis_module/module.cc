@@ -18,6 +18,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "blockbloom/sizing.h"
 #include "src/redis_module/allocator.h"
 #include "src/redis_module/bb_commands.h"
 #include "src/redis_module/bf_commands.h"
@@ -101,6 +102,11 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(
     return REDISMODULE_ERR;
   }
   rm::FilterStack::SetMaxBytes(rm::g_defaults.max_bytes);
+  // The sizing math builds its tables on first use (~40 ms): here, not in
+  // the first BF.RESERVE, which must not hold the server that long.
+  (void)blockbloom::ShapeForFpRate(rm::g_defaults.capacity,
+                                   rm::g_defaults.error_rate,
+                                   /*compact_small_filters=*/false);
   // RDB loads report errors instead of stopping the server (a truncated or
   // damaged payload is refused: RESTORE fails, a startup load fails).
   RedisModule_SetModuleOptions(ctx, REDISMODULE_OPTIONS_HANDLE_IO_ERRORS);
