@@ -413,25 +413,14 @@ int BbInfo(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 }  // namespace
 
 int RegisterBbCommands(RedisModuleCtx* ctx) {
-  struct Command {
-    const char* name;
-    RedisModuleCmdFunc handler;
-    const char* flags;
-  };
-  static constexpr Command kCommands[] = {
+  static constexpr CommandSpec kCommands[] = {
       {"bb.reserve", BbReserve, "write deny-oom"},
       {"bb.load", BbLoad, "write deny-oom"},
       {"bb.dump", BbDump, "readonly"},
       {"bb.mexists", BbMexists, "readonly fast"},
       {"bb.info", BbInfo, "readonly fast"},
   };
-  for (const Command& c : kCommands) {
-    if (RedisModule_CreateCommand(ctx, c.name, c.handler, c.flags, 1, 1, 1) ==
-        REDISMODULE_ERR) {
-      return REDISMODULE_ERR;
-    }
-  }
-  return REDISMODULE_OK;
+  return RegisterCommands(ctx, kCommands);
 }
 
 }  // namespace blockbloom::redis_module

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/types/span.h"
 #include "src/redis_module/redis_api.h"
 #include "src/redis_module/value.h"
 
@@ -89,6 +90,17 @@ uint64_t FilterSizeBytes(const FilterValue& value);
 inline uint64_t DumpNonce(const FilterValue& value) {
   return value.stack->seed() ^ (value.version * 0x9e3779b97f4a7c15ull);
 }
+
+// A command of the module: its name (lower case, as RedisBloom's, which
+// Redis uses in its error messages), handler and flags. Every command takes
+// one key, its first argument (so Redis Cluster routes it by that key).
+struct CommandSpec {
+  const char* name;
+  RedisModuleCmdFunc handler;
+  const char* flags;
+};
+int RegisterCommands(RedisModuleCtx* ctx,
+                     absl::Span<const CommandSpec> commands);
 
 // Views of command arguments, for batches.
 std::vector<std::string_view> Views(RedisModuleString** argv, int argc);
