@@ -70,11 +70,16 @@ absl::StatusOr<std::shared_ptr<FileLoad>> FileLoad::Start(
         "expansion must be in [1, ", FilterStack::kMaxExpansion, "]"));
   }
   auto* buffer = static_cast<uint8_t*>(CurrentAllocator().alloc(total));
-  return std::shared_ptr<FileLoad>(new FileLoad(total, options, buffer));
+  return std::shared_ptr<FileLoad>(
+      new FileLoad(total, options, max_bytes, buffer));
 }
 
-FileLoad::FileLoad(uint64_t total, const LoadOptions& options, uint8_t* buffer)
-    : total_(total), options_(options), buffer_(buffer) {}
+FileLoad::FileLoad(uint64_t total, const LoadOptions& options,
+                   uint64_t max_bytes, uint8_t* buffer)
+    : total_(total),
+      max_bytes_(max_bytes),
+      options_(options),
+      buffer_(buffer) {}
 
 FileLoad::~FileLoad() { CurrentAllocator().free(buffer_); }
 
@@ -100,8 +105,10 @@ absl::StatusOr<FilterStack> FileLoad::Finish() const {
   }
   ReadOptions read;
   // A layer is at most kMaxBlocks blocks; a compressed file may not
-  // decompress to more than the module would accept uncompressed.
-  read.max_decompressed_bytes = FilterShape::kMaxBlocks * 64;
+  // decompress to more than the module would accept uncompressed (a small
+  // zstd file of a sparse filter can declare any size).
+  read.max_decompressed_bytes =
+      std::min<uint64_t>(FilterShape::kMaxBlocks * 64, max_bytes_);
   absl::StatusOr<Filter> filter = OpenFilter({buffer_, total_}, read);
   if (!filter.ok()) return filter.status();
   if (filter->is_match_all()) {

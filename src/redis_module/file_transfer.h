@@ -61,9 +61,12 @@ class FileLoad {
   absl::StatusOr<FilterStack> Finish() const;
 
  private:
-  FileLoad(uint64_t total, const LoadOptions& options, uint8_t* buffer);
+  FileLoad(uint64_t total, const LoadOptions& options, uint64_t max_bytes,
+           uint8_t* buffer);
 
   uint64_t total_;
+  // The most bytes of bits the file may hold once decompressed.
+  uint64_t max_bytes_;
   uint64_t received_ = 0;
   LoadOptions options_;
   uint8_t* buffer_;
