@@ -7,6 +7,7 @@
 
 #include <hiredis/hiredis.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <map>
@@ -216,6 +217,17 @@ class Client {
   timeval timeout_{};
   redisContext* ctx_ = nullptr;
 };
+
+// Waits until the server has loaded its data set (a server restarted with
+// an RDB or AOF file accepts connections but answers LOADING until then).
+inline bool WaitUntilLoaded(Client& client) {
+  for (int i = 0; i < 3000; ++i) {
+    const Reply r = client.Command({"PING"});
+    if (r.type == REDIS_REPLY_STATUS) return true;
+    usleep(10000);
+  }
+  return false;
+}
 
 // `n` items "<prefix><i>" for i in [begin, begin + n).
 inline std::vector<std::string> Items(const std::string& prefix, uint64_t begin,
