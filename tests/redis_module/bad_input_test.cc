@@ -5,6 +5,8 @@
 // server stays up, and whenever a key becomes queryable it holds every item
 // of its source (a damaged load never answers "absent" for an item the
 // source held).
+#include <unistd.h>
+
 #include <algorithm>
 #include <memory>
 #include <random>
@@ -427,6 +429,54 @@ TEST_F(BadInputTest, BbLoadOfFilesItDoesNotRead) {
         QueryableAndComplete(name, name == "zstd" ? Items("s", 0, 4000) : few))
         << name;
     Cmd({"DEL", name});
+  }
+}
+
+// The last chunk of a file over 8 MiB is verified in a thread while its
+// client waits. A client that leaves meanwhile (a timeout, a crash) must
+// not leave the key loading forever: the load completes (or is refused)
+// all the same.
+TEST_F(BadInputTest, BbLoadCompletesWhenTheClientLeavesDuringVerification) {
+  FilterOptions options;
+  options.shape = *ShapeForFpRate(8000000, 0.01);
+  options.seed = 9;
+  absl::StatusOr<FilterBuilder> builder = FilterBuilder::Create(options);
+  ASSERT_TRUE(builder.ok()) << builder.status();
+  const std::vector<std::string> items = Items("v", 0, 1000);
+  for (const std::string& item : items) builder->Add(item);
+  absl::StatusOr<Filter> filter = builder->Finish();
+  ASSERT_TRUE(filter.ok()) << filter.status();
+  absl::StatusOr<std::string> file = SerializeFilter(*filter);
+  ASSERT_TRUE(file.ok()) << file.status();
+  ASSERT_GT(file->size(), 8u << 20);
+  const std::string total = std::to_string(file->size());
+  const size_t last = file->size() - 1000;
+  for (const bool damaged : {false, true}) {
+    const std::string key = damaged ? "left-bad" : "left";
+    const std::string bytes = damaged ? Flip(*file, 12345) : *file;
+    ASSERT_THAT(Cmd({"BB.LOAD", key, "0", total, bytes.substr(0, last)}),
+                IsInt(static_cast<long long>(last)));
+    {
+      Client leaving(server_->port());
+      leaving.Append(
+          {"BB.LOAD", key, std::to_string(last), total, bytes.substr(last)});
+      // Send it, then leave without the reply.
+      ASSERT_TRUE(leaving.Flush());
+    }
+    std::string state = "loading";
+    for (int i = 0; i < 500 && state == "loading"; ++i) {
+      const Reply info = Cmd({"BB.INFO", key});
+      state = info.is_error() ? "gone" : info.Field("State").str;
+      if (state == "loading") usleep(10000);
+    }
+    if (damaged) {
+      EXPECT_EQ(state, "gone") << key;
+      EXPECT_THAT(Cmd({"EXISTS", key}), IsInt(0));
+    } else {
+      EXPECT_EQ(state, "ready") << key;
+      EXPECT_TRUE(QueryableAndComplete(key, items));
+    }
+    Cmd({"DEL", key});
   }
 }
 

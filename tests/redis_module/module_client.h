@@ -198,6 +198,16 @@ class Client {
     redisAppendCommandArgv(ctx_, static_cast<int>(args.size()), argv.data(),
                            lens.data());
   }
+  // Writes the appended commands out without reading replies (to leave
+  // with a command in flight).
+  bool Flush() {
+    if (!connected()) return false;
+    int done = 0;
+    while (!done) {
+      if (redisBufferWrite(ctx_, &done) != REDIS_OK) return false;
+    }
+    return true;
+  }
   Reply GetReply() {
     if (!connected()) return Reply::ConnectionError("lost");
     void* raw = nullptr;
