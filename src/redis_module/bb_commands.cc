@@ -187,6 +187,12 @@ int BbLoad(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
         FileLoad::Start(total, options, g_defaults.max_bytes);
     if (!started.ok()) return ReplyWithStatus(ctx, started.status());
     load = *std::move(started);
+    // The first chunk must fit before the key is created: a refused call
+    // leaves nothing behind (and, not being replicated, must not change
+    // the keyspace).
+    if (absl::Status s = load->Append(offset, View(argv[4])); !s.ok()) {
+      return ReplyWithStatus(ctx, s);
+    }
     value = new FilterValue();
     value->file = load;
     RedisModule_ModuleTypeSetValue(opened.key, g_filter_type, value);
@@ -206,8 +212,10 @@ int BbLoad(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
                             " differs from the first chunk's ", load->total()));
     }
   }
-  if (absl::Status s = load->Append(offset, View(argv[4])); !s.ok()) {
-    return ReplyWithStatus(ctx, s);
+  if (offset != 0) {
+    if (absl::Status s = load->Append(offset, View(argv[4])); !s.ok()) {
+      return ReplyWithStatus(ctx, s);
+    }
   }
   value->Touch();
   RedisModule_ReplicateVerbatim(ctx);
