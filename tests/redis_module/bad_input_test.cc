@@ -354,6 +354,14 @@ TEST_F(BadInputTest, BbLoadChunksOutOfPlace) {
   EXPECT_THAT(Cmd({"BB.LOAD", "none", "10", "100", "x"}),
               IsErrorWith("no BB.LOAD in progress"));
   EXPECT_THAT(Cmd({"EXISTS", "none"}), IsInt(0));
+  // A first chunk that does not fit: refused, and no key is left behind
+  // (a retry must not find "item exists").
+  EXPECT_THAT(Cmd({"BB.LOAD", "first", "0", "3", "abcdef"}),
+              IsErrorWith("past the stated total"));
+  EXPECT_THAT(Cmd({"EXISTS", "first"}), IsInt(0));
+  EXPECT_THAT(BbLoadAll(*client_, "first", file, 1000), IsStatus("OK"));
+  EXPECT_TRUE(QueryableAndComplete("first", items));
+  Cmd({"DEL", "first"});
   // A total of 0.
   EXPECT_TRUE(Cmd({"BB.LOAD", "zero", "0", "0", ""}).is_error());
   EXPECT_THAT(Cmd({"EXISTS", "zero"}), IsInt(0));
