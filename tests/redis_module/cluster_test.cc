@@ -69,6 +69,7 @@ TEST_F(ClusterTest, KeysHashAsAnyOther) {
 TEST_F(ClusterTest, FiltersSpreadOverTheNodes) {
   ClusterClient client(cluster_->port(0));
   std::map<int, std::vector<std::string>> by_node;
+  std::map<std::string, long long> card;
   const std::vector<std::string> keys = Items("filter-", 0, 30);
   int redirections = 0;
   for (const std::string& key : keys) {
@@ -83,7 +84,10 @@ TEST_F(ClusterTest, FiltersSpreadOverTheNodes) {
     for (const std::string& item : Items(key + ":", 0, 500)) {
       madd.push_back(item);
     }
-    ASSERT_TRUE(client.Command(madd, &redirections).is_array()) << key;
+    const Reply added = client.Command(madd, &redirections);
+    ASSERT_TRUE(added.is_array()) << key;
+    // Adds that were false positives answer 0 and are not counted.
+    for (const Reply& e : added.elements) card[key] += e.integer;
   }
   // Keys of every node, reached through redirections from node 0.
   EXPECT_EQ(by_node.size(), 3u);
@@ -95,7 +99,8 @@ TEST_F(ClusterTest, FiltersSpreadOverTheNodes) {
       const Reply r = direct.Command({"BF.EXISTS", key, key + ":1"});
       if (n == owner) {
         EXPECT_THAT(r, IsInt(1)) << key << " on its node " << n;
-        EXPECT_THAT(direct.Command({"BF.CARD", key}), IsInt(500)) << key;
+        EXPECT_THAT(direct.Command({"BF.CARD", key}), IsInt(card[key])) << key;
+        EXPECT_GE(card[key], 490) << key;
       } else {
         // Another node redirects, for reads and writes alike.
         EXPECT_THAT(r, IsErrorWith("MOVED")) << key << " on node " << n;
@@ -197,7 +202,8 @@ TEST_F(ClusterTest, SlotMigrationMovesFiltersWhole) {
   Client source(cluster_->port(from));
   EXPECT_THAT(source.Command({"BF.EXISTS", key, "mig1"}), IsErrorWith("MOVED"));
   // And it keeps growing on its new node.
-  EXPECT_THAT(client.Command({"BF.ADD", key, "after-migration"}), IsInt(1));
+  // (0 would be a false positive of the 5-layer stack: fine too.)
+  EXPECT_FALSE(client.Command({"BF.ADD", key, "after-migration"}).is_error());
   EXPECT_THAT(dest.Command({"BF.EXISTS", key, "after-migration"}), IsInt(1));
 }
 
