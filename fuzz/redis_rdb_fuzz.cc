@@ -1,5 +1,7 @@
 // Arbitrary bytes as an RDB encoding of a filter value (StringRdbReader's
-// typed values): LoadStack must never crash, read out of bounds, leak or
+// typed values), read by LoadStack (the stack) and by LoadValue (the whole
+// key: a state word, chosen by the input's first byte, then the stack or a
+// load in progress). They must never crash, read out of bounds, leak or
 // allocate beyond max_bytes (64 MiB) and the piece tables; every error has a
 // message; a loaded stack probes consistently and re-encodes to the same
 // answers. Each input is loaded twice: as is, and with its final checksum
@@ -8,10 +10,12 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "fuzz/redis_stack_checks.h"
 #include "src/redis_module/rdb_codec.h"
+#include "src/redis_module/value_codec.h"
 
 #ifndef XXH_INLINE_ALL
 #define XXH_INLINE_ALL
@@ -61,12 +65,32 @@ void Load(const std::string& bytes, uint64_t salt) {
   blockbloom::fuzzing::CheckStack(*stack, salt);
 }
 
+// LoadValue on the bytes behind a state word: the first byte picks the
+// state (the stack, a BF.LOADCHUNK or a BB.LOAD in progress, ...).
+void LoadAsValue(const std::string& bytes, uint64_t salt) {
+  if (bytes.empty()) return;
+  blockbloom::redis_module::StringRdbWriter state;
+  state.Unsigned(static_cast<uint8_t>(bytes[0]) % 5);
+  const std::string value = state.bytes() + bytes.substr(1);
+  blockbloom::redis_module::StringRdbReader reader(value);
+  absl::StatusOr<std::unique_ptr<blockbloom::redis_module::FilterValue>>
+      loaded =
+          blockbloom::redis_module::LoadValue(reader, 1, uint64_t{64} << 20);
+  if (!loaded.ok()) {
+    if (loaded.status().message().empty()) abort();
+    return;
+  }
+  if ((*loaded)->ready())
+    blockbloom::fuzzing::CheckStack(*(*loaded)->stack, salt);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string bytes(reinterpret_cast<const char*>(data), size);
   bytes.shrink_to_fit();
   Load(bytes, size);
+  LoadAsValue(bytes, size);
   Reseal(&bytes);
   Load(bytes, size);
   return 0;

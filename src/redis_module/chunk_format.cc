@@ -285,7 +285,24 @@ absl::StatusOr<ChunkLoader> ChunkLoader::Start(uint64_t iter,
   loader.received_bits_.assign((total + 63) / 64, 0);
   loader.checksums_.assign(total, 0);
   loader.layers_ = codec::MakeLayers(records);
+  loader.header_ = std::string(header);
+  loader.header_iter_ = iter;
   return loader;
+}
+
+void ChunkLoader::Replay(
+    absl::FunctionRef<void(uint64_t iter, std::string_view chunk)> emit) const {
+  emit(header_iter_, header_);
+  const uint64_t tag = dump_id_ & kTagMask;
+  for (uint64_t index = 0; index < total_chunks_; ++index) {
+    if ((received_bits_[index / 64] & (uint64_t{1} << (index % 64))) == 0) {
+      continue;
+    }
+    const Range r = RangeOf(index);
+    emit(MakeIter(tag, index + 2),
+         DataChunk(layers_[r.layer], r.layer, r.offset, r.length, index,
+                   dump_id_));
+  }
 }
 
 ChunkLoader::Range ChunkLoader::RangeOf(uint64_t index) const {

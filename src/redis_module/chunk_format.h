@@ -29,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "src/redis_module/codec_common.h"
@@ -88,6 +89,15 @@ class ChunkLoader {
   uint64_t received_chunks() const { return received_; }
   uint64_t dump_id() const { return dump_id_; }
 
+  // The load so far as LOADCHUNK calls that recreate it: the header, then
+  // every chunk received, each with its iterator (re-encoded from the bits
+  // loaded: the same content, and a fresh loader fed them is in this
+  // loader's state). How a load in progress is saved in the RDB file and
+  // the AOF, so that a restart, a replica's full sync or an AOF rewrite in
+  // the middle of a load does not lose it.
+  void Replay(absl::FunctionRef<void(uint64_t iter, std::string_view chunk)>
+                  emit) const;
+
   // The stack. Call when complete() (missing chunks would read as zeros).
   FilterStack Finish() &&;
 
@@ -102,6 +112,8 @@ class ChunkLoader {
   };
   Range RangeOf(uint64_t index) const;
 
+  std::string header_;  // the header chunk, for Replay
+  uint64_t header_iter_ = 0;
   StackOptions options_;
   std::vector<Layer> layers_;
   uint64_t dump_id_ = 0;

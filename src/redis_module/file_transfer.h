@@ -60,6 +60,10 @@ class FileLoad {
   uint64_t allocated() const { return capacity_; }
   bool complete() const { return received_ == total_; }
   const LoadOptions& options() const { return options_; }
+  // The bytes received so far (to save a load in progress).
+  std::string_view bytes() const {
+    return {reinterpret_cast<const char*>(buffer_), received_};
+  }
 
   // Opens the complete file (OpenFilter: checksum, ranges) and turns it into
   // a one-layer stack with the file's shape, seed and bits. Reads all the

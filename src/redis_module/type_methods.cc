@@ -4,14 +4,19 @@
 // into the same filter.
 #include "src/redis_module/type_methods.h"
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "src/redis_module/background_free.h"
 #include "src/redis_module/chunk_format.h"
 #include "src/redis_module/command_util.h"
 #include "src/redis_module/rdb_codec.h"
+#include "src/redis_module/value_codec.h"
 
 namespace blockbloom::redis_module {
 namespace {
@@ -20,10 +25,6 @@ namespace {
 // version of rdb_codec.h's encoding, which rdb_load is given back.
 constexpr char kTypeName[] = "bb-filter";
 static_assert(sizeof(kTypeName) == 10);
-
-// What the first word of a saved value says.
-constexpr uint64_t kSavedInterrupted = 0;  // a load in progress: no bits
-constexpr uint64_t kSavedStack = 1;
 
 class IoWriter final : public RdbWriter {
  public:
@@ -73,54 +74,82 @@ class IoReader final : public RdbReader {
   RedisModuleIO* io_;
 };
 
+// BB.LOAD calls that recreate a load in progress: the bytes received so far
+// in parts, with the options on the first call.
+void EmitFileLoad(RedisModuleIO* aof, RedisModuleString* key,
+                  const FileLoad& load) {
+  const std::string_view bytes = load.bytes();
+  const LoadOptions& options = load.options();
+  std::vector<std::string> extra;
+  if (options.error_rate.has_value()) {
+    extra.push_back("ERROR");
+    extra.push_back(absl::StrFormat("%.17g", *options.error_rate));
+  }
+  if (options.capacity.has_value()) {
+    extra.push_back("CAPACITY");
+    extra.push_back(absl::StrCat(*options.capacity));
+  }
+  if (options.nonscaling) {
+    extra.push_back("NONSCALING");
+  } else {
+    extra.push_back("EXPANSION");
+    extra.push_back(absl::StrCat(options.expansion));
+  }
+  uint64_t offset = 0;
+  do {
+    const std::string_view part = bytes.substr(offset, kFilePartBytes);
+    std::vector<RedisModuleString*> args = {
+        RedisModule_CreateStringPrintf(nullptr, "%llu",
+                                       static_cast<unsigned long long>(offset)),
+        RedisModule_CreateStringPrintf(
+            nullptr, "%llu", static_cast<unsigned long long>(load.total())),
+        RedisModule_CreateString(nullptr, part.data(), part.size())};
+    if (offset == 0) {
+      for (const std::string& arg : extra) {
+        args.push_back(
+            RedisModule_CreateString(nullptr, arg.data(), arg.size()));
+      }
+    }
+    RedisModule_EmitAOF(aof, "BB.LOAD", "sv", key, args.data(), args.size());
+    for (RedisModuleString* arg : args) RedisModule_FreeString(nullptr, arg);
+    offset += part.size();
+  } while (offset < bytes.size());
+}
+
 void* RdbLoad(RedisModuleIO* io, int encver) {
-  if (encver > kRdbEncodingVersion) {
-    RedisModule_LogIOError(io, "warning",
-                           "blockbloom: bb-filter encoding version %d is newer "
-                           "than this module reads (%d): upgrade the module",
-                           encver, kRdbEncodingVersion);
-    return nullptr;
-  }
   IoReader reader(io);
-  absl::StatusOr<uint64_t> state = reader.Unsigned();
-  if (!state.ok()) return nullptr;
-  if (*state == kSavedInterrupted) return new FilterValue();
-  if (*state != kSavedStack) {
-    RedisModule_LogIOError(io, "warning",
-                           "blockbloom: bad bb-filter value (state %llu)",
-                           static_cast<unsigned long long>(*state));
-    return nullptr;
-  }
-  absl::StatusOr<FilterStack> stack =
-      LoadStack(reader, encver, g_defaults.max_bytes);
-  if (!stack.ok()) {
-    const std::string message(stack.status().message());
+  absl::StatusOr<std::unique_ptr<FilterValue>> value =
+      LoadValue(reader, encver, g_defaults.max_bytes);
+  if (!value.ok()) {
+    const std::string message(value.status().message());
     RedisModule_LogIOError(io, "warning",
                            "blockbloom: cannot load a bb-filter value: %s",
                            message.c_str());
     return nullptr;
   }
-  auto* value = new FilterValue();
-  value->stack.emplace(*std::move(stack));
-  return value;
+  return value->release();
 }
 
 void RdbSave(RedisModuleIO* io, void* v) {
-  const auto* value = static_cast<const FilterValue*>(v);
   IoWriter writer(io);
-  if (!value->ready()) {
-    // A load in progress is not saved: its chunks are not kept. After a
-    // restart the key says its load was interrupted.
-    writer.Unsigned(kSavedInterrupted);
-    return;
-  }
-  writer.Unsigned(kSavedStack);
-  SaveStack(*value->stack, writer);
+  SaveValue(*static_cast<const FilterValue*>(v), writer);
 }
 
 void AofRewrite(RedisModuleIO* aof, RedisModuleString* key, void* v) {
   const auto* value = static_cast<const FilterValue*>(v);
-  if (!value->ready()) return;  // nothing that could be replayed
+  if (value->chunks != nullptr) {  // the LOADCHUNK calls so far
+    value->chunks->Replay([&](uint64_t iter, std::string_view chunk) {
+      RedisModule_EmitAOF(aof, "BF.LOADCHUNK", "slb", key,
+                          static_cast<long long>(iter), chunk.data(),
+                          chunk.size());
+    });
+    return;
+  }
+  if (value->file != nullptr) {  // the BB.LOAD calls so far
+    EmitFileLoad(aof, key, *value->file);
+    return;
+  }
+  if (!value->ready()) return;  // an interrupted load: nothing to replay
   uint64_t iter = 0;
   for (;;) {
     absl::StatusOr<DumpChunk> chunk =

@@ -18,6 +18,10 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "blockbloom/filter.h"
+#include "blockbloom/format.h"
+#include "blockbloom/sizing.h"
 #include "gmock/gmock.h"
 
 namespace blockbloom::testing {
@@ -388,6 +392,25 @@ class ClusterClient {
   int seed_port_;
   std::map<int, std::unique_ptr<Client>> clients_;
 };
+
+// A filter file (full encoding, docs/FORMAT.md) of `items`, sized for
+// `capacity` keys at 1% with 64-byte blocks and hash seed `seed`: what
+// `blockbloom build` writes, for BB.LOAD.
+inline std::string FilterFile(uint64_t capacity, uint64_t seed,
+                              const std::vector<std::string>& items) {
+  FilterOptions options;
+  options.shape = *ShapeForFpRate(capacity, 0.01);
+  options.seed = seed;
+  options.compact_small_filters = false;
+  absl::StatusOr<FilterBuilder> builder = FilterBuilder::Create(options);
+  EXPECT_TRUE(builder.ok()) << builder.status();
+  for (const std::string& item : items) builder->Add(item);
+  absl::StatusOr<Filter> filter = builder->Finish();
+  EXPECT_TRUE(filter.ok()) << filter.status();
+  absl::StatusOr<std::string> file = SerializeFilter(*filter);
+  EXPECT_TRUE(file.ok()) << file.status();
+  return *file;
+}
 
 }  // namespace blockbloom::testing
 

@@ -27,22 +27,6 @@ std::string Digest(Client& c, const std::string& key) {
   return r.is_array() && !r.elements.empty() ? r.elements[0].str : "";
 }
 
-std::string File(uint64_t capacity, uint64_t seed,
-                 const std::vector<std::string>& items) {
-  FilterOptions options;
-  options.shape = *ShapeForFpRate(capacity, 0.01);
-  options.seed = seed;
-  options.compact_small_filters = false;
-  absl::StatusOr<FilterBuilder> builder = FilterBuilder::Create(options);
-  EXPECT_TRUE(builder.ok()) << builder.status();
-  for (const std::string& item : items) builder->Add(item);
-  absl::StatusOr<Filter> filter = builder->Finish();
-  EXPECT_TRUE(filter.ok()) << filter.status();
-  absl::StatusOr<std::string> file = SerializeFilter(*filter);
-  EXPECT_TRUE(file.ok()) << file.status();
-  return *file;
-}
-
 struct Written {
   std::vector<std::string> keys;
   std::vector<std::vector<std::string>> items;
@@ -118,11 +102,12 @@ Written WriteAll(Client& m) {
   track("scripted", {"a", "b", "c"});
   // A small file, and one over 8 MiB (verified in a thread on the master).
   const std::vector<std::string> small_items = Items("f", 0, 1000);
-  EXPECT_THAT(BbLoadAll(m, "small-file", File(2000, 5, small_items), 1000),
-              IsStatus("OK"));
+  EXPECT_THAT(
+      BbLoadAll(m, "small-file", FilterFile(2000, 5, small_items), 1000),
+      IsStatus("OK"));
   track("small-file", small_items);
   const std::vector<std::string> big_items = Items("F", 0, 50000);
-  const std::string big = File(8000000, 6, big_items);
+  const std::string big = FilterFile(8000000, 6, big_items);
   EXPECT_GT(big.size(), 8u << 20);
   EXPECT_THAT(BbLoadAll(m, "big-file", big, 1 << 20), IsStatus("OK"));
   track("big-file", big_items);
@@ -232,19 +217,13 @@ TEST(Replication, AReplicaStartedAfterTheWritesMatches) {
 
 // Keys being loaded (BB.LOAD, BF.LOADCHUNK) when a replica syncs: the loads
 // finish on the master afterwards, and the replica must end with the same
-// filters, not with keys stuck "interrupted".
-//
-// DISABLED: a known bug. The RDB encoding saves a load in progress as
-// "interrupted" (no bytes), so a full sync (or a BGREWRITEAOF) taken
-// mid-load leaves the replica (or the AOF) with a key that refuses the
-// master's later chunks: the master ends with the filter, the replica with
-// an interrupted key. Enable once rdb_save keeps a load's state.
-TEST(Replication, DISABLED_LoadsInProgressAtAFullSyncFinishOnTheReplica) {
+// filters: the RDB file of the full sync carries each load's state.
+TEST(Replication, LoadsInProgressAtAFullSyncFinishOnTheReplica) {
   auto master = NewModuleServer(Debug());
   ASSERT_TRUE(master->Start());
   Client m(master->port());
   const std::vector<std::string> items = Items("p", 0, 3000);
-  const std::string file = File(5000, 11, items);
+  const std::string file = FilterFile(5000, 11, items);
   const size_t half = file.size() / 2;
   ASSERT_THAT(m.Command({"BB.LOAD", "file", "0", std::to_string(file.size()),
                          file.substr(0, half)}),
