@@ -140,12 +140,9 @@ int ParseLoadOptions(RedisModuleCtx* ctx, RedisModuleString** argv, int first,
       }
       options->capacity = n;
     } else {
-      uint64_t n = 0;
-      if (!ParseUnsigned(arg, &n) || n < 1 || n > FilterStack::kMaxExpansion) {
-        RedisModule_ReplyWithError(ctx, "ERR bad expansion");
+      if (!ParseExpansion(ctx, arg, &options->expansion)) {
         return REDISMODULE_ERR;
       }
-      options->expansion = static_cast<uint32_t>(n);
       have_expansion = true;
     }
   }

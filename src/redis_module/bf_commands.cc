@@ -104,15 +104,9 @@ int ParseReserveArguments(RedisModuleCtx* ctx, RedisModuleString** argv,
         RedisModule_ReplyWithError(ctx, "ERR no expansion");
         return REDISMODULE_ERR;
       }
-      uint64_t expansion = 0;
-      if (!ParseUnsigned(argv[++i], &expansion) || expansion < 1 ||
-          expansion > FilterStack::kMaxExpansion) {
-        ReplyWithErrorText(ctx,
-                           absl::StrCat("ERR bad expansion: an integer in [1, ",
-                                        FilterStack::kMaxExpansion, "]"));
+      if (!ParseExpansion(ctx, argv[++i], &options->expansion)) {
         return REDISMODULE_ERR;
       }
-      options->expansion = static_cast<uint32_t>(expansion);
       have_expansion = true;
     } else if (allow_seed && EqualsIgnoreCase(argv[i], "SEED")) {
       if (i + 1 >= argc || !ParseUnsigned(argv[++i], &options->seed)) {
@@ -295,11 +289,7 @@ int BfInsert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
         return RedisModule_ReplyWithError(ctx, "ERR bad error rate");
       }
     } else {
-      uint64_t e = 0;
-      if (!ParseUnsigned(arg, &e) || e > FilterStack::kMaxExpansion) {
-        return RedisModule_ReplyWithError(ctx, "ERR bad expansion");
-      }
-      options.expansion = static_cast<uint32_t>(e);
+      if (!ParseExpansion(ctx, arg, &options.expansion)) return REDISMODULE_OK;
     }
   }
   if (items_at < 0 || items_at >= argc) return RedisModule_WrongArity(ctx);

@@ -54,6 +54,20 @@ bool ParseUnsigned(RedisModuleString* s, uint64_t* out) {
   return true;
 }
 
+bool ParseExpansion(RedisModuleCtx* ctx, RedisModuleString* s,
+                    uint32_t* expansion) {
+  uint64_t value = 0;
+  if (!ParseUnsigned(s, &value) || value < 1 ||
+      value > FilterStack::kMaxExpansion) {
+    ReplyWithErrorText(ctx,
+                       absl::StrCat("ERR bad expansion: an integer in [1, ",
+                                    FilterStack::kMaxExpansion, "]"));
+    return false;
+  }
+  *expansion = static_cast<uint32_t>(value);
+  return true;
+}
+
 int ReplyWithErrorText(RedisModuleCtx* ctx, std::string_view text) {
   // RedisModule_ReplyWithError needs a C string.
   const std::string copy(text);

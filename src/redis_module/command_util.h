@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
+#include "src/redis_module/filter_stack.h"
 #include "src/redis_module/redis_api.h"
 #include "src/redis_module/value.h"
 
@@ -40,6 +41,12 @@ bool EqualsIgnoreCase(RedisModuleString* s, std::string_view word);
 // Parsers in RedisBloom's terms: false if `s` is not a number of that kind.
 bool ParseDouble(RedisModuleString* s, double* out);
 bool ParseUnsigned(RedisModuleString* s, uint64_t* out);  // >= 0, no sign
+
+// An EXPANSION value: an integer in [1, FilterStack::kMaxExpansion]. On
+// anything else replies "ERR bad expansion: ..." (the same text for every
+// command) and returns false.
+bool ParseExpansion(RedisModuleCtx* ctx, RedisModuleString* s,
+                    uint32_t* expansion);
 
 // Replies "ERR <status message>" (or the message as is when it already
 // starts with an upper-case error code such as WRONGTYPE).

@@ -343,8 +343,8 @@ TEST_F(CommandsTest, InsertOptions) {
       {{"ERROR", "abc"}, "ERR bad error rate"},
       {{"ERROR", "0"}, "ERR (0 < error rate range < 1)"},
       {{"ERROR", "1"}, "ERR (0 < error rate range < 1)"},
-      {{"EXPANSION", "abc"}, "ERR bad expansion"},
-      {{"EXPANSION", "40000"}, "ERR bad expansion"},
+      {{"EXPANSION", "abc"}, "ERR bad expansion: an integer in [1, 32768]"},
+      {{"EXPANSION", "40000"}, "ERR bad expansion: an integer in [1, 32768]"},
       {{"BOGUS"}, "ERR unknown argument 'BOGUS'"},
   };
   for (const Case& c : cases) {
