@@ -19,6 +19,8 @@
 #ifndef BLOCKBLOOM_SRC_FORMAT_ENCODING_H_
 #define BLOCKBLOOM_SRC_FORMAT_ENCODING_H_
 
+#include <xxhash.h>
+
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -76,6 +78,26 @@ struct Parsed {
 // encoding (checksum first when options.verify_checksum).
 absl::StatusOr<Parsed> ParseCompact(absl::Span<const uint8_t> block,
                                     const ReadOptions& options);
+// The full encoding written a piece at a time (the Redis module's BB.DUMP
+// streams a filter it does not hold in one buffer): the footer's fields,
+// the footer, and the checksum started from the footer and then updated
+// with the payload in order; SetFullChecksum stores its low 32 bits.
+inline constexpr size_t kFullFooterBytes = 56;
+struct FullFooterFields {
+  uint64_t num_blocks = 0;
+  uint64_t num_keys = 0;
+  uint64_t seed = 0;
+  uint64_t bits_bytes = 0;
+  uint64_t payload_bytes = 0;
+  int num_probes = 0;
+  int lane_bits = 32;
+  bool zstd = false;
+};
+void WriteFullFooter(const FullFooterFields& fields,
+                     uint8_t footer[kFullFooterBytes]);
+void StartFullChecksum(const uint8_t* footer, XXH3_state_t* state);
+void SetFullChecksum(uint32_t checksum, uint8_t* footer);
+
 absl::StatusOr<Parsed> ParseFull(absl::Span<const uint8_t> block,
                                  const ReadOptions& options);
 absl::StatusOr<Parsed> ParsePacked(absl::Span<const uint8_t> block,

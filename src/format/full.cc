@@ -18,7 +18,6 @@ namespace blockbloom::internal::format {
 namespace {
 
 constexpr int kMinorVersion = 0;
-constexpr size_t kFullFooterBytes = 56;
 // Full footer offsets.
 constexpr size_t kNumBlocksAt = 0;
 constexpr size_t kNumKeysAt = 8;
@@ -43,15 +42,40 @@ constexpr uint8_t kCodecZstd = 1;
 uint32_t FullChecksum(const uint8_t* footer,
                       absl::Span<const uint8_t> payload) {
   XXH3_state_t state;
-  XXH3_64bits_reset(&state);
-  XXH3_64bits_update(&state, footer, kChecksumAt);
-  XXH3_64bits_update(&state, footer + kChecksumAt + 4,
-                     kFullFooterBytes - kChecksumAt - 4);
+  StartFullChecksum(footer, &state);
   XXH3_64bits_update(&state, payload.data(), payload.size());
   return static_cast<uint32_t>(XXH3_64bits_digest(&state));
 }
 
 }  // namespace
+
+void WriteFullFooter(const FullFooterFields& fields,
+                     uint8_t footer[kFullFooterBytes]) {
+  std::memset(footer, 0, kFullFooterBytes);
+  Put<uint64_t>(footer + kNumBlocksAt, fields.num_blocks);
+  Put<uint64_t>(footer + kNumKeysAt, fields.num_keys);
+  Put<uint64_t>(footer + kSeedAt, fields.seed);
+  Put<uint64_t>(footer + kBitsBytesAt, fields.bits_bytes);
+  Put<uint64_t>(footer + kPayloadBytesAt, fields.payload_bytes);
+  footer[kNumProbesAt] = static_cast<uint8_t>(fields.num_probes);
+  Put<uint16_t>(footer + kLaneBitsAt, static_cast<uint16_t>(fields.lane_bits));
+  footer[kHashAt] = kHashXxh3;
+  footer[kCodecAt] = fields.zstd ? kCodecZstd : kCodecNone;
+  footer[kMinorAt] = kMinorVersion;
+  std::memcpy(footer + kMagicAt, kMagic, sizeof(kMagic));
+  footer[kFullFooterBytes - 1] = kFullTag + kMajorVersion - 1;
+}
+
+void StartFullChecksum(const uint8_t* footer, XXH3_state_t* state) {
+  XXH3_64bits_reset(state);
+  XXH3_64bits_update(state, footer, kChecksumAt);
+  XXH3_64bits_update(state, footer + kChecksumAt + 4,
+                     kFullFooterBytes - kChecksumAt - 4);
+}
+
+void SetFullChecksum(uint32_t checksum, uint8_t* footer) {
+  Put<uint32_t>(footer + kChecksumAt, checksum);
+}
 
 absl::StatusOr<Parsed> ParseFull(absl::Span<const uint8_t> block,
                                  const ReadOptions& options) {
@@ -178,24 +202,19 @@ absl::Status AppendFull(const Filter& filter, const WriteOptions& options,
   }
   *payload_bytes = dst->size() - start;
 
-  uint8_t footer[kFullFooterBytes] = {};
-  Put<uint64_t>(footer + kNumBlocksAt, filter.num_blocks());
-  Put<uint64_t>(footer + kNumKeysAt, filter.num_keys());
-  Put<uint64_t>(footer + kSeedAt, filter.seed());
-  Put<uint64_t>(footer + kBitsBytesAt, bits.size());
-  Put<uint64_t>(footer + kPayloadBytesAt, *payload_bytes);
-  footer[kNumProbesAt] = static_cast<uint8_t>(filter.num_probes());
-  Put<uint16_t>(footer + kLaneBitsAt,
-                static_cast<uint16_t>(filter.lane_bits()));
-  footer[kHashAt] = kHashXxh3;
-  footer[kCodecAt] = codec;
-  footer[kMinorAt] = kMinorVersion;
-  std::memcpy(footer + kMagicAt, kMagic, sizeof(kMagic));
-  footer[kFullFooterBytes - 1] = kFullTag + kMajorVersion - 1;
+  uint8_t footer[kFullFooterBytes];
+  WriteFullFooter({.num_blocks = filter.num_blocks(),
+                   .num_keys = filter.num_keys(),
+                   .seed = filter.seed(),
+                   .bits_bytes = bits.size(),
+                   .payload_bytes = *payload_bytes,
+                   .num_probes = filter.num_probes(),
+                   .lane_bits = filter.lane_bits(),
+                   .zstd = codec == kCodecZstd},
+                  footer);
   const uint8_t* payload =
       reinterpret_cast<const uint8_t*>(dst->data()) + start;
-  Put<uint32_t>(footer + kChecksumAt,
-                FullChecksum(footer, {payload, *payload_bytes}));
+  SetFullChecksum(FullChecksum(footer, {payload, *payload_bytes}), footer);
   dst->append(reinterpret_cast<const char*>(footer), kFullFooterBytes);
   return absl::OkStatus();
 }

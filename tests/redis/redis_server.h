@@ -14,6 +14,11 @@ namespace blockbloom::testing {
 
 // One redis-server process. Start() picks a free port (or reuses the last
 // one, for restarts) and waits until the server answers PING.
+//
+// When the environment has BLOCKBLOOM_REDIS_SERVER_PRELOAD, the server (and
+// only it, not redis-cli) runs with LD_PRELOAD set to it and LeakSanitizer
+// off: a sanitized Redis module needs the sanitizer's runtime loaded first
+// (tests/redis_module/CMakeLists.txt sets it in the sanitizer build).
 class RedisServer {
  public:
   // `extra_args` are appended to the command line, e.g. {"--requirepass",
@@ -54,10 +59,12 @@ class RedisServer {
 
 // A Redis Cluster of `masters` nodes with no replicas, created with
 // `redis-cli --cluster create`; Start() returns when every node reports
-// cluster_state:ok.
+// cluster_state:ok. `extra_args` are appended to every node's command line
+// (e.g. {"--loadmodule", path}).
 class RedisCluster {
  public:
-  explicit RedisCluster(int masters = 3);
+  explicit RedisCluster(int masters = 3,
+                        const std::vector<std::string>& extra_args = {});
   bool Start();
   int port(int node) const { return nodes_[node]->port(); }
   RedisServer& node(int i) { return *nodes_[i]; }

@@ -16,9 +16,13 @@
 #   LU_SUITE    1: configure the wrapper with -DLU_SUITE=ON (LevelDB's whole
 #               test suite, suite.cmake) in a build folder of its own
 
+# The Debian source download, shared with scripts/fetch-redis-module-api.
+# shellcheck source=../../../scripts/lib/debian_source.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/lib/debian_source.sh"
+
 # Exit code when LevelDB's source cannot be fetched, so that callers
 # (ctest's SKIP_RETURN_CODE, scripts/test) can tell "skipped" from "failed".
-LU_SKIP=77
+LU_SKIP=$DS_SKIP
 
 # The upstream tarball inside Debian's source package: any Debian revision of
 # bookworm's leveldb 1.23 ships this same file, so the check pins upstream
@@ -42,73 +46,22 @@ lu_defaults() {
   LU_CACHE=$(cd "$LU_CACHE" && pwd)
 }
 
-lu_sha_ok() {
-  [ -f "$1" ] && [ "$(sha256sum "$1" | cut -d' ' -f1)" = "$LU_ORIG_SHA256" ]
-}
-
-# Downloads Debian's source package `leveldb` from bookworm with apt-get,
-# without touching the system's apt configuration: a private deb-src list,
-# package lists and cache under $LU_CACHE/apt. Returns 1 (after a message)
-# when the archive cannot be reached.
-lu_download() {
-  local apt=$LU_CACHE/apt dl=$LU_CACHE/dl
-  mkdir -p "$apt/sources.list.d" "$apt/lists/partial" "$apt/cache" "$dl"
-  cat >"$apt/sources.list.d/leveldb-src.sources" <<'EOF'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-EOF
-  local opts=(-o Dir::Etc::SourceList=/dev/null
-    -o "Dir::Etc::SourceParts=$apt/sources.list.d"
-    -o "Dir::State::Lists=$apt/lists"
-    -o "Dir::Cache=$apt/cache"
-    -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=
-    -o Acquire::Retries=2 -o Acquire::http::Timeout=30)
-  # As root, apt drops to the _apt user to download; it could not write the
-  # build folder, so let it stay root (it only writes under $LU_CACHE).
-  if [ "$(id -u)" = 0 ]; then opts+=(-o APT::Sandbox::User=root); fi
-  lu_log "downloading Debian's source package leveldb (bookworm) into $dl"
-  if ! apt-get "${opts[@]}" -q update >"$apt/update.log" 2>&1 ||
-    grep -q '^\(W\|E\): Failed to fetch' "$apt/update.log"; then
-    cat "$apt/update.log" >&2
-    return 1
-  fi
-  if ! (cd "$dl" && apt-get "${opts[@]}" -q source --download-only leveldb \
-    >"$apt/source.log" 2>&1); then
-    cat "$apt/source.log" >&2
-    return 1
-  fi
-  if ! lu_sha_ok "$dl/$LU_ORIG"; then
-    lu_log "Debian's leveldb source is not upstream 1.23 (no $LU_ORIG with" \
-      "sha256 $LU_ORIG_SHA256 in $dl)"
-    return 2
-  fi
-}
-
 # Makes $LU_SRC: the pristine upstream 1.23 tree (Debian's own patches are NOT
 # applied: 1001-fix_bloom_test.patch relaxes bloom_test's 2% FPR bound to 3%;
 # the others are build changes done here in CMakeLists.txt instead). Exits
 # with $LU_SKIP when the source cannot be fetched.
 lu_fetch() {
   lu_defaults
-  local dl=$LU_CACHE/dl
-  local t0=$SECONDS
-  if lu_sha_ok "$dl/$LU_ORIG"; then
-    lu_log "using the cached source $dl/$LU_ORIG"
-  else
-    local rc=0
-    lu_download || rc=$?
-    if [ "$rc" = 1 ]; then
-      echo "SKIPPED: LevelDB 1.23's source could not be fetched from the" \
-        "Debian archive (apt-get source leveldb); LevelDB's own tests were" \
-        "not run" >&2
-      exit "$LU_SKIP"
-    elif [ "$rc" != 0 ]; then
-      exit 1
-    fi
-    lu_log "fetched in $((SECONDS - t0)) s"
+  local dl=$LU_CACHE/dl rc=0
+  DS_NAME=${LU_NAME:-leveldb_upstream} \
+    ds_fetch leveldb "$LU_CACHE" "$LU_ORIG" "$LU_ORIG_SHA256" || rc=$?
+  if [ "$rc" = 1 ]; then
+    echo "SKIPPED: LevelDB 1.23's source could not be fetched from the" \
+      "Debian archive (apt-get source leveldb); LevelDB's own tests were" \
+      "not run" >&2
+    exit "$LU_SKIP"
+  elif [ "$rc" != 0 ]; then
+    exit 1
   fi
   LU_SRC=$LU_CACHE/leveldb-1.23
   if [ ! -f "$LU_SRC/.unpacked" ]; then

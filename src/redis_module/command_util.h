@@ -1,0 +1,83 @@
+// What every command of the module shares: the data type, reading
+// arguments, opening keys, and turning a Status into an error reply.
+#ifndef BLOCKBLOOM_SRC_REDIS_MODULE_COMMAND_UTIL_H_
+#define BLOCKBLOOM_SRC_REDIS_MODULE_COMMAND_UTIL_H_
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "src/redis_module/redis_api.h"
+#include "src/redis_module/value.h"
+
+namespace blockbloom::redis_module {
+
+// The module's data type, registered in RedisModule_OnLoad.
+extern RedisModuleType* g_filter_type;
+
+// Defaults for keys that BF.ADD, BF.MADD and BF.INSERT create (RedisBloom's:
+// error 0.01, capacity 100, expansion 2), changed by the module arguments
+// ERROR_RATE, INITIAL_SIZE and EXPANSION.
+struct ModuleDefaults {
+  double error_rate = 0.01;
+  uint64_t capacity = 100;
+  uint32_t expansion = 2;
+  // The largest file BB.LOAD accepts, and the most bits a BF.LOADCHUNK
+  // header or an RDB value may declare (module argument MAX_BYTES).
+  uint64_t max_bytes = uint64_t{1} << 40;
+};
+extern ModuleDefaults g_defaults;
+
+std::string_view View(RedisModuleString* s);
+bool EqualsIgnoreCase(RedisModuleString* s, std::string_view word);
+
+// Parsers in RedisBloom's terms: false if `s` is not a number of that kind.
+bool ParseDouble(RedisModuleString* s, double* out);
+bool ParseUnsigned(RedisModuleString* s, uint64_t* out);  // >= 0, no sign
+
+// Replies "ERR <status message>" (or the message as is when it already
+// starts with an upper-case error code such as WRONGTYPE).
+int ReplyWithStatus(RedisModuleCtx* ctx, const absl::Status& status);
+int ReplyWithErrorText(RedisModuleCtx* ctx, std::string_view text);
+
+// A key of the module's type opened for a command.
+struct OpenedKey {
+  RedisModuleKey* key = nullptr;
+  FilterValue* value = nullptr;  // null if the key is empty
+  bool wrong_type = false;
+};
+// Opens `name` with `mode` (REDISMODULE_READ / WRITE). The caller closes the
+// key (RedisModule_CloseKey; auto memory closes it too).
+OpenedKey OpenFilterKey(RedisModuleCtx* ctx, RedisModuleString* name, int mode);
+// Replies the error for a value that cannot answer queries yet (a load in
+// progress or interrupted) and returns true; false if it is ready.
+bool ReplyIfNotReady(RedisModuleCtx* ctx, const FilterValue& value);
+
+// A fresh random seed for a new key (RedisModule_GetRandomBytes).
+uint64_t RandomSeed();
+
+// Creates a filter value in an empty opened key and replicates its creation
+// as BB.RESERVE with the stack's explicit seed, so replicas and the AOF get
+// the same hash seed.
+FilterValue* CreateInKey(RedisModuleCtx* ctx, RedisModuleString* name,
+                         RedisModuleKey* key, FilterStack stack);
+
+// What BF.INFO reports as Size: the bytes the filter takes once every piece
+// is written (its bits, piece tables and bookkeeping). MEMORY USAGE reports
+// what is allocated now (type_methods.cc).
+uint64_t FilterSizeBytes(const FilterValue& value);
+
+// The nonce of a SCANDUMP of the value as it is now (chunk_format.h): it
+// differs whenever the content may differ, so chunks of a dump taken before
+// a write cannot mix with chunks taken after it.
+inline uint64_t DumpNonce(const FilterValue& value) {
+  return value.stack->seed() ^ (value.version * 0x9e3779b97f4a7c15ull);
+}
+
+// Views of command arguments, for batches.
+std::vector<std::string_view> Views(RedisModuleString** argv, int argc);
+
+}  // namespace blockbloom::redis_module
+
+#endif  // BLOCKBLOOM_SRC_REDIS_MODULE_COMMAND_UTIL_H_

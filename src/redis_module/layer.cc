@@ -1,0 +1,32 @@
+#include "src/redis_module/layer.h"
+
+#include "src/core/layout.h"
+
+namespace blockbloom::redis_module {
+
+absl::StatusOr<Layer> Layer::Create(uint64_t capacity, double fp_rate) {
+  absl::StatusOr<FilterShape> shape =
+      ShapeForFpRate(capacity, fp_rate, /*compact_small_filters=*/false);
+  if (!shape.ok()) return shape.status();
+  return Layer(*shape, capacity, fp_rate, 0);
+}
+
+Layer::Layer(const FilterShape& shape, uint64_t capacity, double fp_rate,
+             uint64_t count)
+    : shape_(shape),
+      capacity_(capacity),
+      fp_rate_(fp_rate),
+      count_(count),
+      kernels_(internal::KernelsFor(static_cast<uint32_t>(shape.lane_bits))),
+      ref_{nullptr, 1, internal::LaneSetsFor(shape.num_probes), 0,
+           static_cast<uint32_t>(shape.lane_bits)},
+      table_(shape.size_bytes(),
+             internal::BlockBytes(static_cast<uint32_t>(shape.lane_bits))) {}
+
+bool Layer::Add(uint64_t hash) {
+  uint8_t* block = table_.WritableBlock(BlockOf(hash));
+  ++count_;
+  return kernels_->add_hash(ref_, block, hash);
+}
+
+}  // namespace blockbloom::redis_module
