@@ -419,11 +419,11 @@ int RegisterBbCommands(RedisModuleCtx* ctx) {
     const char* flags;
   };
   static constexpr Command kCommands[] = {
-      {"BB.RESERVE", BbReserve, "write deny-oom"},
-      {"BB.LOAD", BbLoad, "write deny-oom"},
-      {"BB.DUMP", BbDump, "readonly"},
-      {"BB.MEXISTS", BbMexists, "readonly fast"},
-      {"BB.INFO", BbInfo, "readonly fast"},
+      {"bb.reserve", BbReserve, "write deny-oom"},
+      {"bb.load", BbLoad, "write deny-oom"},
+      {"bb.dump", BbDump, "readonly"},
+      {"bb.mexists", BbMexists, "readonly fast"},
+      {"bb.info", BbInfo, "readonly fast"},
   };
   for (const Command& c : kCommands) {
     if (RedisModule_CreateCommand(ctx, c.name, c.handler, c.flags, 1, 1, 1) ==

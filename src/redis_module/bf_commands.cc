@@ -396,14 +396,14 @@ int RegisterBfCommands(RedisModuleCtx* ctx) {
     const char* flags;
   };
   static constexpr Command kCommands[] = {
-      {"BF.RESERVE", BfReserve, "write deny-oom"},
-      {"BF.ADD", BfAdd, "write deny-oom"},
-      {"BF.MADD", BfMadd, "write deny-oom"},
-      {"BF.INSERT", BfInsert, "write deny-oom"},
-      {"BF.EXISTS", BfExists, "readonly fast"},
-      {"BF.MEXISTS", BfMexists, "readonly fast"},
-      {"BF.INFO", BfInfo, "readonly fast"},
-      {"BF.CARD", BfCard, "readonly fast"},
+      {"bf.reserve", BfReserve, "write deny-oom"},
+      {"bf.add", BfAdd, "write deny-oom"},
+      {"bf.madd", BfMadd, "write deny-oom"},
+      {"bf.insert", BfInsert, "write deny-oom"},
+      {"bf.exists", BfExists, "readonly fast"},
+      {"bf.mexists", BfMexists, "readonly fast"},
+      {"bf.info", BfInfo, "readonly fast"},
+      {"bf.card", BfCard, "readonly fast"},
   };
   for (const Command& c : kCommands) {
     if (RedisModule_CreateCommand(ctx, c.name, c.handler, c.flags, 1, 1, 1) ==

@@ -99,9 +99,9 @@ int BfLoadChunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 }  // namespace
 
 int RegisterScanDumpCommands(RedisModuleCtx* ctx) {
-  if (RedisModule_CreateCommand(ctx, "BF.SCANDUMP", BfScanDump, "readonly", 1,
+  if (RedisModule_CreateCommand(ctx, "bf.scandump", BfScanDump, "readonly", 1,
                                 1, 1) == REDISMODULE_ERR ||
-      RedisModule_CreateCommand(ctx, "BF.LOADCHUNK", BfLoadChunk,
+      RedisModule_CreateCommand(ctx, "bf.loadchunk", BfLoadChunk,
                                 "write deny-oom", 1, 1, 1) == REDISMODULE_ERR) {
     return REDISMODULE_ERR;
   }
