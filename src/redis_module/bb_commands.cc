@@ -42,46 +42,50 @@ int BbReserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 // ---------------------------------------------------------------------------
 // BB.LOAD
 
-// The outcome of verifying a file, handed from the thread to the main
-// thread's reply callback.
-struct LoadResult {
-  std::shared_ptr<FileLoad> load;
-  RedisModuleString* key_name = nullptr;  // retained
-  absl::StatusOr<FilterStack> stack = absl::UnknownError("not run");
-};
-
 // Puts a verified stack into the key that holds `load`, or deletes the key
-// if the file was bad. Replies either way.
-int CompleteLoad(RedisModuleCtx* ctx, RedisModuleString* name,
-                 const std::shared_ptr<FileLoad>& load,
-                 absl::StatusOr<FilterStack> stack) {
+// if the file was bad. OK, or the error to reply.
+absl::Status CompleteLoad(RedisModuleCtx* ctx, RedisModuleString* name,
+                          const std::shared_ptr<FileLoad>& load,
+                          absl::StatusOr<FilterStack> stack) {
   OpenedKey opened =
       OpenFilterKey(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE);
   if (opened.value == nullptr || opened.value->file != load) {
-    return RedisModule_ReplyWithError(
-        ctx,
-        "ERR the key was deleted or replaced while its file was verified; "
+    return absl::AbortedError(
+        "the key was deleted or replaced while its file was verified; "
         "nothing was loaded");
   }
   if (!stack.ok()) {
     RedisModule_DeleteKey(opened.key);
-    return ReplyWithErrorText(
-        ctx, absl::StrCat("ERR the loaded bytes are not a filter file "
-                          "BB.LOAD can read (nothing was loaded; the key "
-                          "was removed): ",
-                          stack.status().message()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the loaded bytes are not a filter file BB.LOAD can "
+                     "read (nothing was loaded; the key was removed): ",
+                     stack.status().message()));
   }
   opened.value->file.reset();
   opened.value->stack.emplace(*std::move(stack));
   opened.value->Touch();
+  return absl::OkStatus();
+}
+
+int ReplyLoadCompleted(RedisModuleCtx* ctx, const absl::Status& status) {
+  if (!status.ok()) return ReplyWithStatus(ctx, status);
   return RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
+
+// A large file verified in a thread: the thread also completes the load (it
+// takes the server's lock), so that the key does not stay loading if the
+// client leaves meanwhile (Redis then never calls the reply callback); the
+// client, if still there, gets the outcome.
+struct LoadResult {
+  std::shared_ptr<FileLoad> load;
+  RedisModuleString* key_name = nullptr;  // retained
+  absl::Status status = absl::UnknownError("not run");
+};
 
 int LoadReply(RedisModuleCtx* ctx, RedisModuleString** /*argv*/, int /*argc*/) {
   auto* result =
       static_cast<LoadResult*>(RedisModule_GetBlockedClientPrivateData(ctx));
-  return CompleteLoad(ctx, result->key_name, result->load,
-                      std::move(result->stack));
+  return ReplyLoadCompleted(ctx, result->status);
 }
 
 void FreeLoadResult(RedisModuleCtx* ctx, void* privdata) {
@@ -183,6 +187,12 @@ int BbLoad(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
         FileLoad::Start(total, options, g_defaults.max_bytes);
     if (!started.ok()) return ReplyWithStatus(ctx, started.status());
     load = *std::move(started);
+    // The first chunk must fit before the key is created: a refused call
+    // leaves nothing behind (and, not being replicated, must not change
+    // the keyspace).
+    if (absl::Status s = load->Append(offset, View(argv[4])); !s.ok()) {
+      return ReplyWithStatus(ctx, s);
+    }
     value = new FilterValue();
     value->file = load;
     RedisModule_ModuleTypeSetValue(opened.key, g_filter_type, value);
@@ -202,8 +212,10 @@ int BbLoad(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
                             " differs from the first chunk's ", load->total()));
     }
   }
-  if (absl::Status s = load->Append(offset, View(argv[4])); !s.ok()) {
-    return ReplyWithStatus(ctx, s);
+  if (offset != 0) {
+    if (absl::Status s = load->Append(offset, View(argv[4])); !s.ok()) {
+      return ReplyWithStatus(ctx, s);
+    }
   }
   value->Touch();
   RedisModule_ReplicateVerbatim(ctx);
@@ -212,12 +224,14 @@ int BbLoad(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
         ctx, static_cast<long long>(load->received()));
   }
   if (load->total() <= kInlineVerifyBytes || !CanBlock(ctx)) {
-    return CompleteLoad(ctx, argv[1], load, load->Finish());
+    return ReplyLoadCompleted(ctx,
+                              CompleteLoad(ctx, argv[1], load, load->Finish()));
   }
   // A large file: verify it in a thread while the client waits. The thread
   // only reads the staged bytes, which nothing changes any more (the load
   // is complete, so further chunks are refused); DEL of the key meanwhile
-  // drops the key's reference, not the thread's.
+  // drops the key's reference, not the thread's. It then completes the load
+  // under the server's lock, in the client's database.
   RedisModuleBlockedClient* blocked =
       RedisModule_BlockClient(ctx, LoadReply, nullptr, FreeLoadResult, 0);
   auto* result = new LoadResult();
@@ -225,7 +239,13 @@ int BbLoad(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   RedisModule_RetainString(ctx, argv[1]);
   result->key_name = argv[1];
   std::thread([blocked, result] {
-    result->stack = result->load->Finish();
+    absl::StatusOr<FilterStack> stack = result->load->Finish();
+    RedisModuleCtx* locked = RedisModule_GetThreadSafeContext(blocked);
+    RedisModule_ThreadSafeContextLock(locked);
+    result->status =
+        CompleteLoad(locked, result->key_name, result->load, std::move(stack));
+    RedisModule_ThreadSafeContextUnlock(locked);
+    RedisModule_FreeThreadSafeContext(locked);
     RedisModule_UnblockClient(blocked, result);
   }).detach();
   return REDISMODULE_OK;
@@ -413,25 +433,14 @@ int BbInfo(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 }  // namespace
 
 int RegisterBbCommands(RedisModuleCtx* ctx) {
-  struct Command {
-    const char* name;
-    RedisModuleCmdFunc handler;
-    const char* flags;
-  };
-  static constexpr Command kCommands[] = {
+  static constexpr CommandSpec kCommands[] = {
       {"bb.reserve", BbReserve, "write deny-oom"},
       {"bb.load", BbLoad, "write deny-oom"},
       {"bb.dump", BbDump, "readonly"},
       {"bb.mexists", BbMexists, "readonly fast"},
       {"bb.info", BbInfo, "readonly fast"},
   };
-  for (const Command& c : kCommands) {
-    if (RedisModule_CreateCommand(ctx, c.name, c.handler, c.flags, 1, 1, 1) ==
-        REDISMODULE_ERR) {
-      return REDISMODULE_ERR;
-    }
-  }
-  return REDISMODULE_OK;
+  return RegisterCommands(ctx, kCommands);
 }
 
 }  // namespace blockbloom::redis_module

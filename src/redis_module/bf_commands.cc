@@ -389,13 +389,7 @@ int BfCard(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 }  // namespace
 
 int RegisterBfCommands(RedisModuleCtx* ctx) {
-  // name, handler, flags, first key, last key, key step
-  struct Command {
-    const char* name;
-    RedisModuleCmdFunc handler;
-    const char* flags;
-  };
-  static constexpr Command kCommands[] = {
+  static constexpr CommandSpec kCommands[] = {
       {"bf.reserve", BfReserve, "write deny-oom"},
       {"bf.add", BfAdd, "write deny-oom"},
       {"bf.madd", BfMadd, "write deny-oom"},
@@ -405,13 +399,7 @@ int RegisterBfCommands(RedisModuleCtx* ctx) {
       {"bf.info", BfInfo, "readonly fast"},
       {"bf.card", BfCard, "readonly fast"},
   };
-  for (const Command& c : kCommands) {
-    if (RedisModule_CreateCommand(ctx, c.name, c.handler, c.flags, 1, 1, 1) ==
-        REDISMODULE_ERR) {
-      return REDISMODULE_ERR;
-    }
-  }
-  return REDISMODULE_OK;
+  return RegisterCommands(ctx, kCommands);
 }
 
 }  // namespace blockbloom::redis_module

@@ -141,6 +141,18 @@ uint64_t FilterSizeBytes(const FilterValue& value) {
   return bytes;
 }
 
+int RegisterCommands(RedisModuleCtx* ctx,
+                     absl::Span<const CommandSpec> commands) {
+  for (const CommandSpec& c : commands) {
+    if (RedisModule_CreateCommand(ctx, c.name, c.handler, c.flags,
+                                  /*firstkey=*/1, /*lastkey=*/1,
+                                  /*keystep=*/1) == REDISMODULE_ERR) {
+      return REDISMODULE_ERR;
+    }
+  }
+  return REDISMODULE_OK;
+}
+
 std::vector<std::string_view> Views(RedisModuleString** argv, int argc) {
   std::vector<std::string_view> views;
   views.reserve(static_cast<size_t>(argc));

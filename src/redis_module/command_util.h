@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/types/span.h"
 #include "src/redis_module/redis_api.h"
 #include "src/redis_module/value.h"
 
@@ -23,8 +25,11 @@ struct ModuleDefaults {
   double error_rate = 0.01;
   uint64_t capacity = 100;
   uint32_t expansion = 2;
-  // The largest file BB.LOAD accepts, and the most bits a BF.LOADCHUNK
-  // header or an RDB value may declare (module argument MAX_BYTES).
+  // The most bytes of bits a filter may reserve (BF.RESERVE, growth) or
+  // declare (BF.LOADCHUNK header, RDB value), and the largest file BB.LOAD
+  // accepts (module argument MAX_BYTES). Default: the machine's physical
+  // memory (module.cc); a filter larger than memory cannot work anyway, and
+  // a stated size beyond it would make the allocator abort the server.
   uint64_t max_bytes = uint64_t{1} << 40;
 };
 extern ModuleDefaults g_defaults;
@@ -41,14 +46,25 @@ bool ParseUnsigned(RedisModuleString* s, uint64_t* out);  // >= 0, no sign
 int ReplyWithStatus(RedisModuleCtx* ctx, const absl::Status& status);
 int ReplyWithErrorText(RedisModuleCtx* ctx, std::string_view text);
 
-// A key of the module's type opened for a command.
+// A key of the module's type opened for a command; closed when this goes
+// out of scope (a value pointer taken from it stays valid for the rest of
+// the command: the value stays in the keyspace).
 struct OpenedKey {
+  OpenedKey() = default;
+  OpenedKey(OpenedKey&& other) noexcept
+      : key(std::exchange(other.key, nullptr)),
+        value(other.value),
+        wrong_type(other.wrong_type) {}
+  OpenedKey& operator=(OpenedKey&&) = delete;
+  ~OpenedKey() {
+    if (key != nullptr) RedisModule_CloseKey(key);
+  }
+
   RedisModuleKey* key = nullptr;
   FilterValue* value = nullptr;  // null if the key is empty
   bool wrong_type = false;
 };
-// Opens `name` with `mode` (REDISMODULE_READ / WRITE). The caller closes the
-// key (RedisModule_CloseKey; auto memory closes it too).
+// Opens `name` with `mode` (REDISMODULE_READ / WRITE).
 OpenedKey OpenFilterKey(RedisModuleCtx* ctx, RedisModuleString* name, int mode);
 // Replies the error for a value that cannot answer queries yet (a load in
 // progress or interrupted) and returns true; false if it is ready.
@@ -74,6 +90,17 @@ uint64_t FilterSizeBytes(const FilterValue& value);
 inline uint64_t DumpNonce(const FilterValue& value) {
   return value.stack->seed() ^ (value.version * 0x9e3779b97f4a7c15ull);
 }
+
+// A command of the module: its name (lower case, as RedisBloom's, which
+// Redis uses in its error messages), handler and flags. Every command takes
+// one key, its first argument (so Redis Cluster routes it by that key).
+struct CommandSpec {
+  const char* name;
+  RedisModuleCmdFunc handler;
+  const char* flags;
+};
+int RegisterCommands(RedisModuleCtx* ctx,
+                     absl::Span<const CommandSpec> commands);
 
 // Views of command arguments, for batches.
 std::vector<std::string_view> Views(RedisModuleString** argv, int argc);

@@ -69,14 +69,16 @@ absl::StatusOr<std::shared_ptr<FileLoad>> FileLoad::Start(
     return absl::InvalidArgumentError(absl::StrCat(
         "expansion must be in [1, ", FilterStack::kMaxExpansion, "]"));
   }
-  auto* buffer = static_cast<uint8_t*>(CurrentAllocator().alloc(total));
-  return std::shared_ptr<FileLoad>(new FileLoad(total, options, buffer));
+  return std::shared_ptr<FileLoad>(new FileLoad(total, options, max_bytes));
 }
 
-FileLoad::FileLoad(uint64_t total, const LoadOptions& options, uint8_t* buffer)
-    : total_(total), options_(options), buffer_(buffer) {}
+FileLoad::FileLoad(uint64_t total, const LoadOptions& options,
+                   uint64_t max_bytes)
+    : total_(total), max_bytes_(max_bytes), options_(options) {}
 
-FileLoad::~FileLoad() { CurrentAllocator().free(buffer_); }
+FileLoad::~FileLoad() {
+  if (buffer_ != nullptr) CurrentAllocator().free(buffer_);
+}
 
 absl::Status FileLoad::Append(uint64_t offset, std::string_view data) {
   if (offset != received_) {
@@ -89,7 +91,19 @@ absl::Status FileLoad::Append(uint64_t offset, std::string_view data) {
         absl::StrCat("chunk of ", data.size(), " bytes at offset ", offset,
                      " ends past the stated total of ", total_, " bytes"));
   }
-  std::memcpy(buffer_ + received_, data.data(), data.size());
+  if (received_ + data.size() > capacity_) {
+    // Double (amortized O(1) copying per byte), at least 64 KiB, at most
+    // the total.
+    const uint64_t capacity = std::min(
+        total_,
+        std::max({received_ + data.size(), 2 * capacity_, uint64_t{64} << 10}));
+    auto* grown = static_cast<uint8_t*>(CurrentAllocator().alloc(capacity));
+    if (received_ > 0) std::memcpy(grown, buffer_, received_);
+    if (buffer_ != nullptr) CurrentAllocator().free(buffer_);
+    buffer_ = grown;
+    capacity_ = capacity;
+  }
+  if (!data.empty()) std::memcpy(buffer_ + received_, data.data(), data.size());
   received_ += data.size();
   return absl::OkStatus();
 }
@@ -100,8 +114,10 @@ absl::StatusOr<FilterStack> FileLoad::Finish() const {
   }
   ReadOptions read;
   // A layer is at most kMaxBlocks blocks; a compressed file may not
-  // decompress to more than the module would accept uncompressed.
-  read.max_decompressed_bytes = FilterShape::kMaxBlocks * 64;
+  // decompress to more than the module would accept uncompressed (a small
+  // zstd file of a sparse filter can declare any size).
+  read.max_decompressed_bytes =
+      std::min<uint64_t>(FilterShape::kMaxBlocks * 64, max_bytes_);
   absl::StatusOr<Filter> filter = OpenFilter({buffer_, total_}, read);
   if (!filter.ok()) return filter.status();
   if (filter->is_match_all()) {

@@ -34,9 +34,13 @@ struct LoadOptions {
   bool nonscaling = false;
 };
 
-// A file on its way in. Bytes arrive in order into one buffer of the size
-// the first call stated (from the module's allocator, so it counts in
-// Redis's memory; mapped lazily, so stating a size does not touch it).
+// A file on its way in. Bytes arrive in order into one buffer (from the
+// module's allocator, so it counts in Redis's memory) that grows with the
+// bytes received, doubling up to the stated total: stating a total reserves
+// nothing (Redis counts an allocation's whole size in used_memory, mapped or
+// not, so a buffer of the stated size would let one BB.LOAD call claim up
+// to MAX_BYTES: evictions, OOM errors, or an abort where the kernel does not
+// overcommit).
 class FileLoad {
  public:
   // InvalidArgument for a total of 0 or bad options; ResourceExhausted for a
@@ -52,6 +56,8 @@ class FileLoad {
   absl::Status Append(uint64_t offset, std::string_view data);
   uint64_t total() const { return total_; }
   uint64_t received() const { return received_; }
+  // Bytes of buffer allocated (at least received(), at most total()).
+  uint64_t allocated() const { return capacity_; }
   bool complete() const { return received_ == total_; }
   const LoadOptions& options() const { return options_; }
 
@@ -61,12 +67,15 @@ class FileLoad {
   absl::StatusOr<FilterStack> Finish() const;
 
  private:
-  FileLoad(uint64_t total, const LoadOptions& options, uint8_t* buffer);
+  FileLoad(uint64_t total, const LoadOptions& options, uint64_t max_bytes);
 
   uint64_t total_;
+  // The most bytes of bits the file may hold once decompressed.
+  uint64_t max_bytes_;
   uint64_t received_ = 0;
   LoadOptions options_;
-  uint8_t* buffer_;
+  uint8_t* buffer_ = nullptr;
+  uint64_t capacity_ = 0;
 };
 
 // Bytes per BB.DUMP reply: copying and checksumming 4 MiB takes ~1 ms.

@@ -15,7 +15,12 @@ namespace {
 // group size as the core's batch probes, src/core/probe.h).
 constexpr size_t kGroup = 32;
 
+uint64_t g_max_bytes = UINT64_MAX;
+
 }  // namespace
+
+void FilterStack::SetMaxBytes(uint64_t max_bytes) { g_max_bytes = max_bytes; }
+uint64_t FilterStack::max_bytes() { return g_max_bytes; }
 
 absl::Status FilterStack::ValidateOptions(const StackOptions& options) {
   if (!(options.error_rate > 0 && options.error_rate < 1)) {
@@ -40,6 +45,12 @@ absl::StatusOr<FilterStack> FilterStack::Create(const StackOptions& options) {
   absl::StatusOr<Layer> first =
       Layer::Create(options.capacity, options.error_rate);
   if (!first.ok()) return first.status();
+  if (first->table().size_bytes() > g_max_bytes) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("a filter of ", first->table().size_bytes(),
+                     " bytes is over the module's limit of ", g_max_bytes,
+                     " bytes (MAX_BYTES; by default the machine's memory)"));
+  }
   std::vector<Layer> layers;
   layers.push_back(*std::move(first));
   return FilterStack(options, std::move(layers));
@@ -108,6 +119,13 @@ absl::Status FilterStack::Grow() {
   if (!next.ok()) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "filter is full and cannot grow: ", next.status().message()));
+  }
+  if (next->table().size_bytes() >
+      g_max_bytes - std::min(g_max_bytes, reserved_bytes())) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "filter is full: its next layer of ", next->table().size_bytes(),
+        " bytes would take it over the module's limit of ", g_max_bytes,
+        " bytes (MAX_BYTES)"));
   }
   layers_.push_back(*std::move(next));
   return absl::OkStatus();

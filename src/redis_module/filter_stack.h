@@ -48,6 +48,12 @@ class FilterStack {
   static constexpr uint32_t kMaxExpansion = 32768;
   static constexpr size_t kMaxLayers = 64;
 
+  // The most bytes of bits a stack may reserve, for every stack of the
+  // process (the module's MAX_BYTES, set once at load): Create refuses a
+  // larger layer 0 and a stack stops growing at it (ResourceExhausted).
+  static void SetMaxBytes(uint64_t max_bytes);
+  static uint64_t max_bytes();
+
   // InvalidArgument naming the bad option.
   static absl::Status ValidateOptions(const StackOptions& options);
   // A stack with layer 0 reserved (no piece allocated).

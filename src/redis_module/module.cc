@@ -13,13 +13,17 @@
 #define REDISMODULE_API
 #include "src/redis_module/redis_api.h"
 //
+#include <unistd.h>
+
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "blockbloom/sizing.h"
 #include "src/redis_module/allocator.h"
 #include "src/redis_module/bb_commands.h"
 #include "src/redis_module/bf_commands.h"
 #include "src/redis_module/command_util.h"
+#include "src/redis_module/filter_stack.h"
 #include "src/redis_module/type_methods.h"
 
 namespace blockbloom::redis_module {
@@ -28,6 +32,13 @@ namespace {
 void* RedisAlloc(size_t bytes) { return RedisModule_Alloc(bytes); }
 void* RedisCalloc(size_t bytes) { return RedisModule_Calloc(1, bytes); }
 void RedisFree(void* p) { RedisModule_Free(p); }
+
+uint64_t PhysicalMemoryBytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return uint64_t{1} << 40;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
+}
 
 // Reads the module arguments into g_defaults; logs and fails on a bad one.
 int ParseModuleArguments(RedisModuleCtx* ctx, RedisModuleString** argv,
@@ -86,9 +97,16 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(
     return REDISMODULE_ERR;
   }
   rm::SetAllocator({rm::RedisAlloc, rm::RedisCalloc, rm::RedisFree});
+  rm::g_defaults.max_bytes = rm::PhysicalMemoryBytes();
   if (rm::ParseModuleArguments(ctx, argv, argc) == REDISMODULE_ERR) {
     return REDISMODULE_ERR;
   }
+  rm::FilterStack::SetMaxBytes(rm::g_defaults.max_bytes);
+  // The sizing math builds its tables on first use (~40 ms): here, not in
+  // the first BF.RESERVE, which must not hold the server that long.
+  (void)blockbloom::ShapeForFpRate(rm::g_defaults.capacity,
+                                   rm::g_defaults.error_rate,
+                                   /*compact_small_filters=*/false);
   // RDB loads report errors instead of stopping the server (a truncated or
   // damaged payload is refused: RESTORE fails, a startup load fails).
   RedisModule_SetModuleOptions(ctx, REDISMODULE_OPTIONS_HANDLE_IO_ERRORS);

@@ -99,13 +99,11 @@ int BfLoadChunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 }  // namespace
 
 int RegisterScanDumpCommands(RedisModuleCtx* ctx) {
-  if (RedisModule_CreateCommand(ctx, "bf.scandump", BfScanDump, "readonly", 1,
-                                1, 1) == REDISMODULE_ERR ||
-      RedisModule_CreateCommand(ctx, "bf.loadchunk", BfLoadChunk,
-                                "write deny-oom", 1, 1, 1) == REDISMODULE_ERR) {
-    return REDISMODULE_ERR;
-  }
-  return REDISMODULE_OK;
+  static constexpr CommandSpec kCommands[] = {
+      {"bf.scandump", BfScanDump, "readonly"},
+      {"bf.loadchunk", BfLoadChunk, "write deny-oom"},
+  };
+  return RegisterCommands(ctx, kCommands);
 }
 
 }  // namespace blockbloom::redis_module

@@ -149,7 +149,7 @@ size_t MemUsage(const void* v) {
     }
     bytes += value->stack->allocated_bytes();
   }
-  if (value->file != nullptr) bytes += value->file->total();
+  if (value->file != nullptr) bytes += value->file->allocated();
   return bytes;
 }
 

@@ -75,10 +75,36 @@ bool ModuleReplicaPair::Start() {
   return false;
 }
 
+namespace {
+
+// The value of `field` in INFO text, or -1.
+long long InfoField(const std::string& info, const std::string& field) {
+  const size_t at = info.find(field + ":");
+  if (at == std::string::npos) return -1;
+  return std::atoll(info.c_str() + at + field.size() + 1);
+}
+
+}  // namespace
+
 bool ModuleReplicaPair::WaitForReplica(int timeout_ms) {
-  std::string acked;
-  return master_->Cli({"WAIT", "1", std::to_string(timeout_ms)}, &acked) &&
-         acked == "1";
+  // Not WAIT: it waits for the calling connection's own writes, and a new
+  // redis-cli connection has none (it returns at once). Instead: the
+  // master's replication offset now, reached by the replica's.
+  std::string info;
+  if (!master_->Cli({"INFO", "replication"}, &info)) return false;
+  const long long target = InfoField(info, "master_repl_offset");
+  if (target < 0) return false;
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  do {
+    if (replica_->Cli({"INFO", "replication"}, &info) &&
+        info.find("master_link_status:up") != std::string::npos &&
+        InfoField(info, "slave_repl_offset") >= target) {
+      return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  } while (std::chrono::steady_clock::now() < deadline);
+  return false;
 }
 
 }  // namespace blockbloom::testing

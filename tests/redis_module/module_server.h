@@ -51,8 +51,9 @@ class ModuleReplicaPair {
   // False, with the reason on stderr, if either server does not come up or
   // the replica does not sync within 10 s.
   bool Start();
-  // WAIT 1 timeout_ms on the master: true once the replica acknowledged
-  // every write made before the call.
+  // True once the replica has processed every write the master made before
+  // the call (its replication offset reached the master's), false after
+  // timeout_ms.
   bool WaitForReplica(int timeout_ms = 5000);
   RedisServer& master() { return *master_; }
   RedisServer& replica() { return *replica_; }
