@@ -1,8 +1,9 @@
 // What the benchmark runs: a Contender is one shared-filter scheme in Redis.
-// The four of them, one file each: go-zero (gozero.cc), Redisson
-// (redisson.cc), the GETRANGE prototype (getrange.cc), all three baselines
-// over the benchmark's own client (PipelinedBaseline, contender.cc), and
-// blockbloom::redis::SharedFilter itself (blockbloom.cc).
+// One file each: go-zero (gozero.cc), Redisson (redisson.cc), the GETRANGE
+// prototype (getrange.cc), all three baselines over the benchmark's own
+// client (PipelinedBaseline, contender.cc), blockbloom::redis::SharedFilter
+// itself (blockbloom.cc), and blockbloom's Redis module (module.cc: BF.*
+// commands, only on a server that loaded it).
 #ifndef BLOCKBLOOM_BENCH_REDIS_BENCH_CONTENDER_H_
 #define BLOCKBLOOM_BENCH_REDIS_BENCH_CONTENDER_H_
 
@@ -74,6 +75,11 @@ std::unique_ptr<Contender> NewGetRange(Pipe* pipe, int depth, int in_flight,
 std::unique_ptr<Contender> NewBlockbloom(redis::Connection* connection,
                                          Pipe* pipe, int depth,
                                          double bits_per_key);
+// blockbloom's Redis module (module.cc; the server must have loaded it):
+// BF.EXISTS/BF.ADD pipelined `depth` per round trip, or (`multi`) one
+// BF.MEXISTS/BF.MADD of `depth` keys; BF.RESERVE at `fp_rate`.
+std::unique_ptr<Contender> NewModule(Pipe* pipe, int depth, bool multi,
+                                     double fp_rate);
 
 }  // namespace blockbloom::redis_bench
 

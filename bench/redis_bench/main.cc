@@ -9,17 +9,22 @@
 //                add (what the protocol costs without the library), with
 //                one batch in flight and, like the library, with two;
 //   blockbloom   blockbloom::redis::SharedFilter (AddBatch, MayContainBatch,
-//                MayContain), at pipeline depths 32 and 64.
+//                MayContain), at pipeline depths 32 and 64;
+//   module       blockbloom's Redis module (src/redis_module), only if asked
+//                (--contenders=...,module,module_multi) on a server that
+//                loaded it: BF.EXISTS/BF.ADD pipelined, or BF.MEXISTS/BF.MADD
+//                of --depth keys (bench/redis_module/run runs it so).
 //
 // Every contender gets the same inserted keys and the same absent keys, on a
 // server FLUSHALLed per repetition; repetitions are interleaved (contender A,
 // B, ... then A, B, ... again) so that drift on the machine hits all alike. For
 // each: queries/s and adds/s (pipelined, one client), server CPU per query
 // and per add (INFO cpu before and after the phase), the FPR over the absent
-// keys, the bytes held in Redis (STRLEN) and the latency of one query alone
-// against a PING. Correctness is checked cheaply: every inserted key must
-// answer "may contain" in every contender (first repetition); any false
-// negative or error exits non-zero. No timing is asserted.
+// keys, the bytes held in Redis (STRLEN; the module: MEMORY USAGE) and the
+// latency of one query alone against a PING. Correctness is checked cheaply:
+// every inserted key must answer "may contain" in every contender (first
+// repetition); any false negative or error exits non-zero. No timing is
+// asserted.
 //
 // Run it with bench/redis_run (starts a pinned server, pins the client).
 //
@@ -70,14 +75,17 @@ ABSL_FLAG(int, latency_samples, 20000,
 ABSL_FLAG(double, bits_per_key, 10,
           "memory of go-zero, GETRANGE and blockbloom (Redisson sizes itself "
           "from --fp_rate)");
-ABSL_FLAG(double, fp_rate, 0.01, "Redisson's falseProbability");
+ABSL_FLAG(double, fp_rate, 0.01,
+          "Redisson's falseProbability, and the module's BF.RESERVE rate");
 ABSL_FLAG(double, gozero_bits_per_key, 0,
           "go-zero's bits per key (its docs suggest 20); 0: --bits_per_key");
 ABSL_FLAG(
     std::string, contenders, "gozero,redisson,getrange,getrange2,blockbloom",
     "which contenders to run, comma-separated: gozero, redisson, getrange "
     "(one batch in flight), getrange2 (two, as the library), blockbloom "
-    "(a row per --our_depths)");
+    "(a row per --our_depths); module (BF.EXISTS/BF.ADD, --depth commands "
+    "per round trip) and module_multi (one BF.MEXISTS/BF.MADD of --depth "
+    "keys) need a server with blockbloom's module loaded");
 ABSL_FLAG(std::string, csv, "", "also write the results as CSV to this file");
 ABSL_FLAG(std::string, markdown, "",
           "also write the markdown table to this file");
@@ -159,6 +167,9 @@ int Main(int argc, char** argv) {
         contenders.push_back(NewBlockbloom(connection.get(), pipe.get(),
                                            our_depth, bits_per_key));
       }
+    } else if (which == "module" || which == "module_multi") {
+      contenders.push_back(NewModule(pipe.get(), depth, which == "module_multi",
+                                     absl::GetFlag(FLAGS_fp_rate)));
     } else {
       Fail("--contenders", absl::InvalidArgumentError(std::string(which)));
     }
