@@ -8,60 +8,34 @@
 #include "src/redis_module/allocator.h"
 
 namespace blockbloom::redis_module {
-namespace {
-
-// Each piece's data is 64-byte aligned (a block is one cache line) and
-// preceded by this header, in the same allocation.
-struct alignas(64) PieceHeader {
-  void* allocation;
-  std::atomic<uint32_t> references;
-};
-static_assert(sizeof(PieceHeader) == 64);
-
-PieceHeader* HeaderOf(const uint8_t* data) {
-  return reinterpret_cast<PieceHeader*>(const_cast<uint8_t*>(data)) - 1;
-}
-
-// A piece of `bytes`, zeroed if `zeroed` (see Allocator::calloc).
-uint8_t* AllocatePiece(uint64_t bytes, bool zeroed) {
-  // Room for the header and for aligning it: the allocator promises 16.
-  const size_t size = bytes + 2 * sizeof(PieceHeader);
-  void* allocation =
-      zeroed ? CurrentAllocator().calloc(size) : CurrentAllocator().alloc(size);
-  const uintptr_t start = reinterpret_cast<uintptr_t>(allocation);
-  const uintptr_t aligned = (start + 63) & ~uintptr_t{63};
-  auto* header = reinterpret_cast<PieceHeader*>(aligned);
-  header->allocation = allocation;
-  new (&header->references) std::atomic<uint32_t>(1);
-  return reinterpret_cast<uint8_t*>(header + 1);
-}
-
-void Unreference(uint8_t* data) {
-  PieceHeader* header = HeaderOf(data);
-  if (header->references.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    CurrentAllocator().free(header->allocation);
-  }
-}
-
-}  // namespace
 
 PieceTable::PieceTable(uint64_t size_bytes, uint64_t block_bytes)
     : size_bytes_(size_bytes), block_bytes_(block_bytes) {
-  blocks_per_piece_ = std::max<uint64_t>(1, kTargetPieceBytes / block_bytes);
-  piece_bytes_ = blocks_per_piece_ * block_bytes;
-  pieces_.assign((size_bytes + piece_bytes_ - 1) / piece_bytes_, nullptr);
+  // The most blocks, a power of two, that fit kTargetPieceBytes (at least
+  // one: a block of a small filter's wide lanes is at most 1 KiB).
+  piece_shift_ = 0;
+  while ((block_bytes << (piece_shift_ + 1)) <= kTargetPieceBytes) {
+    ++piece_shift_;
+  }
+  block_mask_ = (uint64_t{1} << piece_shift_) - 1;
+  piece_bytes_ = block_bytes << piece_shift_;
+  const size_t pieces = (size_bytes + piece_bytes_ - 1) / piece_bytes_;
+  pieces_.assign(pieces, nullptr);
+  references_.assign(pieces, nullptr);
 }
 
 PieceTable::PieceTable(const PieceTable& other)
     : size_bytes_(other.size_bytes_),
       block_bytes_(other.block_bytes_),
-      blocks_per_piece_(other.blocks_per_piece_),
+      piece_shift_(other.piece_shift_),
+      block_mask_(other.block_mask_),
       piece_bytes_(other.piece_bytes_),
       allocated_(other.allocated_),
-      pieces_(other.pieces_) {
-  for (uint8_t* data : pieces_) {
-    if (data != nullptr) {
-      HeaderOf(data)->references.fetch_add(1, std::memory_order_relaxed);
+      pieces_(other.pieces_),
+      references_(other.references_) {
+  for (References* references : references_) {
+    if (references != nullptr) {
+      references->fetch_add(1, std::memory_order_relaxed);
     }
   }
 }
@@ -69,11 +43,14 @@ PieceTable::PieceTable(const PieceTable& other)
 PieceTable::PieceTable(PieceTable&& other) noexcept
     : size_bytes_(other.size_bytes_),
       block_bytes_(other.block_bytes_),
-      blocks_per_piece_(other.blocks_per_piece_),
+      piece_shift_(other.piece_shift_),
+      block_mask_(other.block_mask_),
       piece_bytes_(other.piece_bytes_),
       allocated_(std::exchange(other.allocated_, 0)),
-      pieces_(std::move(other.pieces_)) {
+      pieces_(std::move(other.pieces_)),
+      references_(std::move(other.references_)) {
   other.pieces_.clear();
+  other.references_.clear();
 }
 
 PieceTable& PieceTable::operator=(PieceTable&& other) noexcept {
@@ -81,21 +58,34 @@ PieceTable& PieceTable::operator=(PieceTable&& other) noexcept {
     ReleaseAll();
     size_bytes_ = other.size_bytes_;
     block_bytes_ = other.block_bytes_;
-    blocks_per_piece_ = other.blocks_per_piece_;
+    piece_shift_ = other.piece_shift_;
+    block_mask_ = other.block_mask_;
     piece_bytes_ = other.piece_bytes_;
     allocated_ = std::exchange(other.allocated_, 0);
     pieces_ = std::move(other.pieces_);
+    references_ = std::move(other.references_);
     other.pieces_.clear();
+    other.references_.clear();
   }
   return *this;
 }
 
 PieceTable::~PieceTable() { ReleaseAll(); }
 
+void PieceTable::Unreference(size_t i) {
+  References* references = references_[i];
+  if (references->fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    CurrentAllocator().free(pieces_[i]);
+    references->~References();
+    CurrentAllocator().free(references);
+  }
+  pieces_[i] = nullptr;
+  references_[i] = nullptr;
+}
+
 void PieceTable::ReleaseAll() {
-  for (uint8_t*& data : pieces_) {
-    if (data != nullptr) Unreference(data);
-    data = nullptr;
+  for (size_t i = 0; i < pieces_.size(); ++i) {
+    if (pieces_[i] != nullptr) Unreference(i);
   }
   allocated_ = 0;
 }
@@ -104,28 +94,30 @@ uint64_t PieceTable::PieceSize(size_t i) const {
   return std::min<uint64_t>(piece_bytes_, size_bytes_ - i * piece_bytes_);
 }
 
-bool PieceTable::IsShared(const uint8_t* data) {
-  return HeaderOf(data)->references.load(std::memory_order_acquire) != 1;
-}
-
 uint8_t* PieceTable::MakeWritable(size_t i) {
   const uint64_t bytes = PieceSize(i);
-  uint8_t* old = pieces_[i];
-  uint8_t* fresh = AllocatePiece(bytes, /*zeroed=*/old == nullptr);
-  if (old == nullptr) {
+  const bool fresh_piece = pieces_[i] == nullptr;
+  // Fresh bits come zeroed (see Allocator::calloc); a shared piece is
+  // copied.
+  auto* data =
+      static_cast<uint8_t*>(fresh_piece ? CurrentAllocator().calloc(bytes)
+                                        : CurrentAllocator().alloc(bytes));
+  auto* references =
+      new (CurrentAllocator().alloc(sizeof(References))) References(1);
+  if (fresh_piece) {
     ++allocated_;
   } else {
-    std::memcpy(fresh, old, bytes);
-    Unreference(old);
+    std::memcpy(data, pieces_[i], bytes);
+    Unreference(i);
   }
-  pieces_[i] = fresh;
-  return fresh;
+  pieces_[i] = data;
+  references_[i] = references;
+  return data;
 }
 
 void PieceTable::ReleasePiece(size_t i) {
   if (pieces_[i] == nullptr) return;
-  Unreference(pieces_[i]);
-  pieces_[i] = nullptr;
+  Unreference(i);
   --allocated_;
 }
 
