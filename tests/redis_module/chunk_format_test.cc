@@ -25,22 +25,11 @@ namespace {
 using testing::DumpAll;
 using testing::ExpectKeys;
 using testing::ExpectSameStack;
+using testing::kNoLimit;
 using testing::LoadAll;
 using testing::MakeStack;
+using testing::Options;
 using testing::SavedChunk;
-
-constexpr uint64_t kNoLimit = uint64_t{1} << 40;
-
-StackOptions Options(uint64_t capacity, double error_rate, uint64_t seed,
-                     uint32_t expansion = 2, bool nonscaling = false) {
-  StackOptions o;
-  o.capacity = capacity;
-  o.error_rate = error_rate;
-  o.seed = seed;
-  o.expansion = expansion;
-  o.nonscaling = nonscaling;
-  return o;
-}
 
 std::vector<SavedChunk> Dump(const FilterStack& stack, uint64_t nonce = 1,
                              uint64_t chunk_bytes = kDefaultChunkBytes) {

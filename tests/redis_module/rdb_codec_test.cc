@@ -24,20 +24,9 @@ namespace {
 
 using testing::ExpectKeys;
 using testing::ExpectSameStack;
+using testing::kNoLimit;
 using testing::MakeStack;
-
-constexpr uint64_t kNoLimit = uint64_t{1} << 40;
-
-StackOptions Options(uint64_t capacity, double error_rate, uint64_t seed,
-                     uint32_t expansion = 2, bool nonscaling = false) {
-  StackOptions o;
-  o.capacity = capacity;
-  o.error_rate = error_rate;
-  o.seed = seed;
-  o.expansion = expansion;
-  o.nonscaling = nonscaling;
-  return o;
-}
+using testing::Options;
 
 std::string Save(const FilterStack& stack) {
   StringRdbWriter writer;

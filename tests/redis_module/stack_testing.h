@@ -16,6 +16,20 @@
 
 namespace blockbloom::redis_module::testing {
 
+// A max_bytes that limits nothing the tests build.
+inline constexpr uint64_t kNoLimit = uint64_t{1} << 40;
+
+inline StackOptions Options(uint64_t capacity, double error_rate, uint64_t seed,
+                            uint32_t expansion = 2, bool nonscaling = false) {
+  StackOptions o;
+  o.capacity = capacity;
+  o.error_rate = error_rate;
+  o.seed = seed;
+  o.expansion = expansion;
+  o.nonscaling = nonscaling;
+  return o;
+}
+
 inline std::string Key(const std::string& prefix, uint64_t i) {
   return absl::StrCat(prefix, i);
 }
