@@ -17,29 +17,9 @@
 #include "src/redis_module/chunk_format.h"
 #include "tests/redis_module/saved_dump.h"
 
-#ifndef XXH_INLINE_ALL
-#define XXH_INLINE_ALL
-#endif
-#include <xxhash.h>
-
 namespace {
 
 using blockbloom::redis_module::ChunkLoader;
-using blockbloom::redis_module::LooksLikeHeaderChunk;
-
-void Reseal(std::string* chunk) {
-  if (LooksLikeHeaderChunk(*chunk) && chunk->size() >= 8) {
-    const uint64_t sum = XXH3_64bits(chunk->data(), chunk->size() - 8);
-    std::memcpy(chunk->data() + chunk->size() - 8, &sum, 8);
-  } else if (chunk->size() >= 40) {
-    XXH3_state_t state;
-    XXH3_64bits_reset(&state);
-    XXH3_64bits_update(&state, chunk->data(), 32);
-    XXH3_64bits_update(&state, chunk->data() + 40, chunk->size() - 40);
-    const uint64_t sum = XXH3_64bits_digest(&state);
-    std::memcpy(chunk->data() + 32, &sum, 8);
-  }
-}
 
 void Load(const std::vector<std::pair<uint64_t, std::string>>& chunks) {
   if (chunks.empty()) return;
@@ -73,7 +53,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     chunks.back().second.shrink_to_fit();
   }
   Load(chunks);
-  for (auto& [it, chunk] : chunks) Reseal(&chunk);
+  for (auto& [it, chunk] : chunks)
+    blockbloom::redis_module::chunk_format::Reseal(&chunk);
   Load(chunks);
   return 0;
 }

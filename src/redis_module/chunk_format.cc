@@ -425,4 +425,18 @@ FilterStack ChunkLoader::Finish() && {
   return FilterStack(options_, std::move(layers_));
 }
 
+namespace chunk_format {
+
+void Reseal(std::string* chunk) {
+  if (LooksLikeHeaderChunk(*chunk) && chunk->size() >= 8) {
+    const uint64_t sum = XXH3_64bits(chunk->data(), chunk->size() - 8);
+    std::memcpy(chunk->data() + chunk->size() - 8, &sum, 8);
+  } else if (chunk->size() >= kDataHeaderBytes) {
+    const uint64_t sum = DataChecksum(*chunk);
+    std::memcpy(chunk->data() + 32, &sum, 8);
+  }
+}
+
+}  // namespace chunk_format
+
 }  // namespace blockbloom::redis_module

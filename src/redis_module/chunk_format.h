@@ -136,6 +136,12 @@ inline constexpr size_t kHeaderLayerBytes = 40;
 inline constexpr size_t kDataHeaderBytes = 40;
 inline constexpr uint8_t kVersion = 1;
 inline constexpr uint8_t kZeroFlag = 1;
+// Recomputes a chunk's checksum (a header chunk's or a data chunk's, by its
+// magic) in place: for tests and fuzz targets that edit a chunk and want the
+// edit to reach the checks behind the checksum. Chunks too short to hold one
+// are left alone.
+void Reseal(std::string* chunk);
+
 inline uint64_t MakeIter(uint64_t tag, uint64_t position) {
   return (tag << kPositionBits) | position;
 }

@@ -142,17 +142,24 @@ absl::StatusOr<bool> FilterStack::AddHash(uint64_t hash) {
 
 void FilterStack::AddBatch(absl::Span<const std::string_view> items,
                            std::vector<absl::StatusOr<bool>>* added) {
+  // Each key is hashed once, kAhead keys before it is added, and the block
+  // it will write in the newest layer prefetched then: the miss overlaps
+  // the adds in between. Adds stay in order (a repeated key answers 0 the
+  // second time, and a layer may fill up mid-batch).
+  constexpr size_t kAhead = 8;
+  uint64_t ahead[kAhead];
+  auto hash_ahead = [&](size_t j) {
+    ahead[j % kAhead] = Hash(items[j]);
+    const uint8_t* block = layers_.back().FindBlock(ahead[j % kAhead]);
+    if (block != nullptr) __builtin_prefetch(block);
+  };
   added->clear();
   added->reserve(items.size());
+  for (size_t j = 0; j < std::min(kAhead, items.size()); ++j) hash_ahead(j);
   for (size_t i = 0; i < items.size(); ++i) {
-    // Prefetch a later key's block in the newest layer while this one is
-    // added (adds must stay in order: a repeated key answers 0 the second
-    // time, and a layer may fill up mid-batch).
-    if (i + 8 < items.size()) {
-      const uint8_t* block = layers_.back().FindBlock(Hash(items[i + 8]));
-      if (block != nullptr) __builtin_prefetch(block);
-    }
-    absl::StatusOr<bool> result = Add(items[i]);
+    const uint64_t hash = ahead[i % kAhead];
+    if (i + kAhead < items.size()) hash_ahead(i + kAhead);
+    absl::StatusOr<bool> result = AddHash(hash);
     const bool failed = !result.ok();
     added->push_back(std::move(result));
     if (failed) break;

@@ -14,11 +14,6 @@
 #include "tests/redis_module/saved_dump.h"
 #include "tests/redis_module/stack_testing.h"
 
-#ifndef XXH_INLINE_ALL
-#define XXH_INLINE_ALL
-#endif
-#include <xxhash.h>
-
 namespace blockbloom::redis_module {
 namespace {
 
@@ -37,20 +32,6 @@ std::vector<SavedChunk> Dump(const FilterStack& stack, uint64_t nonce = 1,
       DumpAll(stack, nonce, chunk_bytes);
   EXPECT_TRUE(saved.ok()) << saved.status();
   return saved.ok() ? *std::move(saved) : std::vector<SavedChunk>();
-}
-
-// Recomputes a header chunk's checksum after a test edited a field.
-void ResealHeader(std::string* header) {
-  const uint64_t sum = XXH3_64bits(header->data(), header->size() - 8);
-  std::memcpy(header->data() + header->size() - 8, &sum, 8);
-}
-void ResealData(std::string* chunk) {
-  XXH3_state_t state;
-  XXH3_64bits_reset(&state);
-  XXH3_64bits_update(&state, chunk->data(), 32);
-  XXH3_64bits_update(&state, chunk->data() + 40, chunk->size() - 40);
-  const uint64_t sum = XXH3_64bits_digest(&state);
-  std::memcpy(chunk->data() + 32, &sum, 8);
 }
 
 template <typename T>
@@ -263,7 +244,7 @@ TEST(ChunkFormatTest, DifferentContentsForALoadedChunkAreRefused) {
   ASSERT_TRUE(loader->Apply(saved[1].first, saved[1].second).ok());
   std::string changed = saved[1].second;
   changed[100] ^= 1;
-  ResealData(&changed);
+  chunk_format::Reseal(&changed);
   EXPECT_EQ(loader->Apply(saved[1].first, changed).code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(loader->complete());
@@ -374,19 +355,19 @@ TEST(ChunkFormatTest, HeaderFieldsOutOfRangeAreRefused) {
   for (const Edit& e : edits) {
     std::string h = saved[0].second;
     std::memcpy(h.data() + e.at, &e.value, e.bytes);
-    ResealHeader(&h);
+    chunk_format::Reseal(&h);
     EXPECT_EQ(ChunkLoader::Start(it, h, kNoLimit).status().code(), e.code)
         << e.what;
   }
   // A NaN rate, and 65 layers.
   std::string h = saved[0].second;
   Poke<uint64_t>(&h, 24, 0x7ff8000000000000);
-  ResealHeader(&h);
+  chunk_format::Reseal(&h);
   EXPECT_EQ(ChunkLoader::Start(it, h, kNoLimit).status().code(),
             absl::StatusCode::kDataLoss);
   h = saved[0].second;
   Poke<uint32_t>(&h, 44, 65);
-  ResealHeader(&h);
+  chunk_format::Reseal(&h);
   EXPECT_EQ(ChunkLoader::Start(it, h, kNoLimit).status().code(),
             absl::StatusCode::kDataLoss);
   // A data chunk claiming another range, resealed: refused by the layout.
@@ -395,12 +376,12 @@ TEST(ChunkFormatTest, HeaderFieldsOutOfRangeAreRefused) {
   ASSERT_TRUE(loader.ok());
   std::string d = saved[1].second;
   Poke<uint64_t>(&d, 16, 64);
-  ResealData(&d);
+  chunk_format::Reseal(&d);
   EXPECT_EQ(loader->Apply(saved[1].first, d).code(),
             absl::StatusCode::kDataLoss);
   d = saved[1].second;
   Poke<uint32_t>(&d, 28, 1);
-  ResealData(&d);
+  chunk_format::Reseal(&d);
   EXPECT_EQ(loader->Apply(saved[1].first, d).code(),
             absl::StatusCode::kDataLoss);
   d = saved[1].second;

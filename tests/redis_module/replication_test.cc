@@ -153,6 +153,17 @@ ModuleServerOptions Debug() {
   return options;
 }
 
+// A server with the module and DEBUG enabled that replicates `master`
+// (started by the caller: it then does a full sync).
+std::unique_ptr<RedisServer> NewReplicaOf(const RedisServer& master) {
+  ModuleServerOptions options = Debug();
+  for (std::string arg : {std::string("--replicaof"), std::string("127.0.0.1"),
+                          std::to_string(master.port())}) {
+    options.extra_args.push_back(std::move(arg));
+  }
+  return NewModuleServer(options);
+}
+
 TEST(Replication, EveryWriteReachesTheReplica) {
   ModuleReplicaPair pair(Debug());
   ASSERT_TRUE(pair.Start());
@@ -191,12 +202,7 @@ TEST(Replication, AReplicaStartedAfterTheWritesMatches) {
   ASSERT_TRUE(master->Start());
   Client m(master->port());
   const Written w = WriteAll(m);
-  ModuleServerOptions options = Debug();
-  for (std::string arg : {std::string("--replicaof"), std::string("127.0.0.1"),
-                          std::to_string(master->port())}) {
-    options.extra_args.push_back(std::move(arg));
-  }
-  auto replica = NewModuleServer(options);
+  auto replica = NewReplicaOf(*master);
   ASSERT_TRUE(replica->Start());
   Client r(replica->port());
   bool up = false;
@@ -237,12 +243,7 @@ TEST(Replication, LoadsInProgressAtAFullSyncFinishOnTheReplica) {
                          std::to_string(chunks[0].first), chunks[0].second}),
               IsStatus("OK"));
 
-  ModuleServerOptions options = Debug();
-  for (std::string arg : {std::string("--replicaof"), std::string("127.0.0.1"),
-                          std::to_string(master->port())}) {
-    options.extra_args.push_back(std::move(arg));
-  }
-  auto replica = NewModuleServer(options);
+  auto replica = NewReplicaOf(*master);
   ASSERT_TRUE(replica->Start());
   Client r(replica->port());
   ASSERT_TRUE(WaitUntilLoaded(r));
