@@ -140,6 +140,10 @@ if(TARGET blockbloom_tool)
           COMPONENT tool)
 endif()
 
+# --- The license. --------------------------------------------------------------
+install(FILES "${PROJECT_SOURCE_DIR}/LICENSE"
+        DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT core)
+
 # --- The CMake package. --------------------------------------------------------
 configure_package_config_file(
   "${PROJECT_SOURCE_DIR}/cmake/blockbloomConfig.cmake.in"
