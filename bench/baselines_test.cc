@@ -1,5 +1,5 @@
 // The baselines of the benchmark must be what they claim to be:
-//  - src/engines/rocksdb_filter_bits.h matches RocksDB 7.8.3's vtables: every
+//  - src/rocksdb/filter_bits.h matches RocksDB 7.8.3's vtables: every
 //    virtual function is called through it and behaves as documented;
 //  - the FastLocalBloom reimplementation builds RocksDB's bytes exactly and
 //    its probes (scalar, AVX2, batch) answer exactly like RocksDB's reader;

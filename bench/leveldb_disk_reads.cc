@@ -10,7 +10,7 @@
 //                      [--rounds=5] [--dir=/tmp/...]
 //
 // Every table-file read waits --read_latency_us first (a busy wait in an Env
-// wrapper, tests/engines/leveldb_counting_env.h; 100 us is an SSD's random
+// wrapper, tests/leveldb/leveldb_counting_env.h; 100 us is an SSD's random
 // read), lookups use fill_cache = false (a false positive always reads), and
 // the keys are loaded in random order and compacted into one level, so an
 // absent key is checked against one filter (a live multi-level tree checks
@@ -41,7 +41,7 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_format.h"
 #include "blockbloom/leveldb.h"
-#include "tests/engines/leveldb_counting_env.h"
+#include "tests/leveldb/leveldb_counting_env.h"
 
 ABSL_FLAG(int, keys, 1'000'000, "keys to load");
 ABSL_FLAG(int, value_size, 100, "value size in bytes");

@@ -7,7 +7,7 @@
 //
 // Why this exists next to bench/leveldb_probe_cost: that one counts
 // instructions over 100 filters, which stay in cache. Here the filters (and
-// blockbloom's per-thread probe cache, src/packed/probe_cache.h) do not, and
+// blockbloom's per-thread probe cache, src/policy/probe_cache.h) do not, and
 // what a probe costs is mostly the cache lines it has to wait for. This is what
 // makes blockbloom slower than the built-in in db_bench although it runs
 // fewer instructions (docs/BENCHMARKS.md, "LevelDB").

@@ -3,7 +3,7 @@
 // builder from GetBuilderWithContext() and the reader from
 // GetFilterBitsReader(). Debian's librocksdb is a portable build: its reader
 // runs the scalar probe. The declarations of the builder and reader classes
-// come from src/engines/rocksdb_filter_bits.h.
+// come from src/rocksdb/filter_bits.h.
 #ifndef BLOCKBLOOM_BENCH_ROCKSDB_BLOOM_H_
 #define BLOCKBLOOM_BENCH_ROCKSDB_BLOOM_H_
 
@@ -14,7 +14,7 @@
 
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/slice.h"
-#include "src/engines/rocksdb_filter_bits.h"
+#include "src/rocksdb/filter_bits.h"
 
 namespace blockbloom::bench::rocksdb_builtin {
 

@@ -49,7 +49,7 @@
 #include "absl/time/time.h"
 #include "blockbloom/filter.h"
 #include "blockbloom/leveldb.h"
-#include "blockbloom/redis.h"
+#include "blockbloom/redis_client.h"
 
 ABSL_FLAG(std::string, redis_url, "",
           "The Redis server for the cache and the shared filter "

@@ -41,8 +41,8 @@
 #include "absl/strings/str_format.h"
 #include "blockbloom/leveldb.h"
 #include "blockbloom/rocksdb.h"
-#include "tests/engines/leveldb_counting_env.h"
-#include "tests/engines/leveldb_table.h"
+#include "tests/leveldb/leveldb_counting_env.h"
+#include "tests/leveldb/leveldb_table.h"
 
 ABSL_FLAG(int, keys, 200'000, "keys to load (and as many absent lookups)");
 ABSL_FLAG(double, bits_per_key, 10, "bits/key for both Bloom filters");

@@ -52,7 +52,7 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_format.h"
 #include "blockbloom/rocksdb.h"
-#include "tests/engines/rocksdb_compactions.h"
+#include "tests/rocksdb/rocksdb_compactions.h"
 
 ABSL_FLAG(int, keys, 5'000'000, "present keys to load");
 ABSL_FLAG(int, gets, 200'000, "absent and present Gets per repetition");

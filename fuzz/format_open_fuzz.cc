@@ -3,8 +3,8 @@
 // (UBSan), with or without checksum verification, with or without in-place
 // blocks allowed; when a block opens, it must probe (single and batch
 // agree), and InspectFilter must agree with it; an in-place block probed
-// where it lies (FilterPolicy::KeyMayMatch, src/packed/in_place.h) answers as
-// the opened filter does. Seeded from the golden vectors in tests/testdata/.
+// where it lies (FilterPolicy::KeyMayMatch, src/exact_size/in_place.h) answers
+// as the opened filter does. Seeded from the golden vectors in tests/testdata/.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>

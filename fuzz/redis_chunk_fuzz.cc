@@ -1,4 +1,4 @@
-// Arbitrary saved SCANDUMP runs (tests/redis_module/saved_dump.h: iterator,
+// Arbitrary saved SCANDUMP runs (tests/filter_stack/saved_dump.h: iterator,
 // length, chunk, ...) loaded with ChunkLoader: the first chunk starts the
 // load, the others are applied in order. Nothing may crash, read out of
 // bounds, leak or allocate beyond max_bytes (64 MiB) and the piece tables;
@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "fuzz/redis_stack_checks.h"
-#include "src/redis_module/chunk_format.h"
-#include "tests/redis_module/saved_dump.h"
+#include "src/filter_stack/chunk_format.h"
+#include "tests/filter_stack/saved_dump.h"
 
 namespace {
 

@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <string_view>
 
-#include "blockbloom/redis.h"
-#include "src/redis/metadata.h"
-#include "src/redis/router.h"
+#include "blockbloom/redis_client.h"
+#include "src/redis_client/metadata.h"
+#include "src/redis_client/router.h"
 
 using namespace blockbloom::redis;
 

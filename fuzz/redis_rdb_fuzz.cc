@@ -14,8 +14,8 @@
 #include <string>
 
 #include "fuzz/redis_stack_checks.h"
-#include "src/redis_module/rdb_codec.h"
-#include "src/redis_module/value_codec.h"
+#include "src/filter_stack/rdb_codec.h"
+#include "src/filter_stack/value_codec.h"
 
 #ifndef XXH_INLINE_ALL
 #define XXH_INLINE_ALL

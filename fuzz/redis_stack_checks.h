@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "src/redis_module/chunk_format.h"
-#include "src/redis_module/rdb_codec.h"
-#include "tests/redis_module/saved_dump.h"
+#include "src/filter_stack/chunk_format.h"
+#include "src/filter_stack/rdb_codec.h"
+#include "tests/filter_stack/saved_dump.h"
 
 namespace blockbloom::fuzzing {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "blockbloom/filter_policy.h"
-#include "src/engines/rocksdb_policy_id.h"
+#include "src/rocksdb/policy_id.h"
 
 namespace {
 

@@ -1,5 +1,7 @@
 #include "tools/commands.h"
 
+#include "tools/redis/command.h"
+
 namespace blockbloom::cli {
 
 const std::vector<Command>& AllCommands() {

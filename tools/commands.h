@@ -1,8 +1,9 @@
 // The tool's commands: one row each in AllCommands() (commands.cc), one
-// Run function each in its own file. To add a command: write Run<Name> in
-// <name>_command.cc, declare it here, add a row with its synopsis,
-// description and the flags it takes, and list the file in
-// tools/CMakeLists.txt. Help, flag checking and dispatch come from the row.
+// Run function each in its own file (`redis`, in tools/redis/). To add a
+// command: write Run<Name> in <name>_command.cc, declare it here, add a row
+// with its synopsis, description and the flags it takes, and list the file in
+// tools/CMakeLists.txt and tools/BUILD.bazel. Help, flag checking and
+// dispatch come from the row.
 #ifndef BLOCKBLOOM_TOOLS_COMMANDS_H_
 #define BLOCKBLOOM_TOOLS_COMMANDS_H_
 
@@ -34,7 +35,6 @@ int RunBuild(const std::vector<std::string>& args);
 int RunInfo(const std::vector<std::string>& args);
 int RunQuery(const std::vector<std::string>& args);
 int RunBench(const std::vector<std::string>& args);
-int RunRedis(const std::vector<std::string>& args);
 
 }  // namespace blockbloom::cli
 

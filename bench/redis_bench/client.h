@@ -1,7 +1,7 @@
 // The benchmark's own client for the baselines: bare hiredis, RESP commands
-// written into one buffer (encoded by the library's src/redis/resp.h), replies
-// read one by one. The baselines pipeline through this, as their own clients
-// do; a few one-round-trip helpers for the driver.
+// written into one buffer (encoded by the library's src/redis_client/resp.h),
+// replies read one by one. The baselines pipeline through this, as their own
+// clients do; a few one-round-trip helpers for the driver.
 #ifndef BLOCKBLOOM_BENCH_REDIS_BENCH_CLIENT_H_
 #define BLOCKBLOOM_BENCH_REDIS_BENCH_CLIENT_H_
 
@@ -15,7 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "src/redis/resp.h"
+#include "src/redis_client/resp.h"
 
 namespace blockbloom::redis_bench {
 

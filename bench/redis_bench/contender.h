@@ -16,7 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "bench/redis_bench/client.h"
-#include "blockbloom/redis.h"
+#include "blockbloom/redis_client.h"
 
 namespace blockbloom::redis_bench {
 

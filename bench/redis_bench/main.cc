@@ -54,7 +54,7 @@
 #include "bench/redis_bench/client.h"
 #include "bench/redis_bench/contender.h"
 #include "bench/redis_bench/stats.h"
-#include "blockbloom/redis.h"
+#include "blockbloom/redis_client.h"
 
 ABSL_FLAG(std::string, url, "",
           "the server, required (a standalone Redis; it is FLUSHALLed! "

@@ -31,7 +31,7 @@
 
 namespace blockbloom {
 namespace internal {
-struct FilterAccess;  // src/core/filter_access.h
+struct PolicyAccess;  // src/policy/policy_access.h
 }  // namespace internal
 
 class FilterPolicy {
@@ -75,7 +75,7 @@ class FilterPolicy {
     bool fewer_false_positives = false;
     // KeyMayMatch keeps, per thread, up to this many bytes of blocks it has
     // opened and verified, and answers later probes of the same block from
-    // them (src/packed/probe_cache.h): the checksum is paid once per block, not
+    // them (src/policy/probe_cache.h): the checksum is paid once per block, not
     // once per probe. 0: open and verify on every probe. In-place blocks
     // never go through it.
     size_t probe_cache_bytes = size_t{16} << 20;
@@ -156,7 +156,7 @@ class FilterPolicy {
  private:
   explicit FilterPolicy(const Options& options);
   Builder NewBuilderWithBits(double bits_per_key) const;
-  friend struct internal::FilterAccess;
+  friend struct internal::PolicyAccess;
   Options options_;
   internal::ProbeCacheConfig cache_;  // from options_
   // Blocks whose last byte is below this are probed in place: 0x10 (the

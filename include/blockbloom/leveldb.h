@@ -11,7 +11,7 @@
 // with every probe. Each filter takes exactly the bytes LevelDB's built-in
 // Bloom filter takes for the same keys, in one of two modes:
 //  - default: a standard Bloom filter (k bits anywhere in the filter) and a
-//    one-byte tag, the in-place encoding (src/packed/in_place.h,
+//    one-byte tag, the in-place encoding (src/exact_size/in_place.h,
 //    docs/FORMAT.md). KeyMayMatch probes it where LevelDB keeps it: no copy,
 //    no cache, no allocation, no lock. Fewer false positives than the
 //    built-in at every bits/key, and faster probes. No checksum of its own:

@@ -35,7 +35,7 @@
 // (level, bottommost or not, compaction style): docs/LEVELS.md.
 //
 // Only RocksDB 7.8 is supported: the adapter must mirror RocksDB-internal
-// classes (src/engines/rocksdb_filter_bits.h), and building it against another
+// classes (src/rocksdb/filter_bits.h), and building it against another
 // version stops with an #error that says so.
 #ifndef BLOCKBLOOM_ROCKSDB_H_
 #define BLOCKBLOOM_ROCKSDB_H_

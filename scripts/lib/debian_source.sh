@@ -1,7 +1,7 @@
 # Downloads a Debian source package's files with apt-get (sourced, not run),
 # without touching the system's apt configuration: a private deb-src list,
 # package lists and cache under a folder of the caller's. Shared by
-# tests/engines/leveldb_upstream/common.sh (LevelDB's source) and
+# tests/leveldb/leveldb_upstream/common.sh (LevelDB's source) and
 # scripts/fetch-redis-module-api (redismodule.h from Redis's source).
 #
 #   ds_fetch PACKAGE CACHE ORIG SHA256

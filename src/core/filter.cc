@@ -4,29 +4,16 @@
 #include <cmath>
 #include <utility>
 
-#include "absl/base/attributes.h"
 #include "absl/strings/str_cat.h"
 #include "src/core/aligned_buffer.h"
 #include "src/core/batch_size.h"
-#include "src/core/hash_chunks.h"
-#include "src/core/key_hash.h"
 #include "src/core/layout.h"
 #include "src/core/probe.h"
 #include "src/core/probe_small.h"
 #include "src/core/sizing_internal.h"
-#include "src/packed/fingerprint_set.h"
-#include "src/packed/in_place.h"
-#include "src/packed/packed.h"
 
 namespace blockbloom {
 namespace {
-
-// The k a filter with no keys gets: any k answers "no" for every key, so
-// take the one a filter of these bits/key would have.
-int DefaultProbes(double bits_per_key) {
-  const double k = std::round(bits_per_key * 0.6931);
-  return static_cast<int>(std::clamp(k, 1.0, 16.0));
-}
 
 // A filter that cannot say no: the fail-open stand-in (Filter::MatchAll).
 bool MatchAllHash(const internal::FilterRef&, uint64_t) { return true; }
@@ -142,196 +129,6 @@ double Filter::EstimatedFpRate() const {
                                       shape_.num_probes);
   }
   return blockbloom::EstimatedFpRate(shape_, num_keys_).value_or(1.0);
-}
-
-// ---------------------------------------------------------- FilterBuilder
-
-FilterBuilder::FilterBuilder(const FilterOptions& options)
-    : options_(options) {}
-
-// The cursor points into memory the moved-to builder now owns: the source
-// must not keep it.
-FilterBuilder::FilterBuilder(FilterBuilder&& other) noexcept
-    : options_(other.options_),
-      next_(std::exchange(other.next_, nullptr)),
-      end_(std::exchange(other.end_, nullptr)),
-      hashes_(std::move(other.hashes_)),
-      fixed_bits_(std::move(other.fixed_bits_)),
-      pending_(std::move(other.pending_)),
-      num_keys_(std::exchange(other.num_keys_, 0)),
-      last_hash_(other.last_hash_) {}
-
-FilterBuilder& FilterBuilder::operator=(FilterBuilder&& other) noexcept {
-  if (this != &other) {
-    options_ = other.options_;
-    next_ = std::exchange(other.next_, nullptr);
-    end_ = std::exchange(other.end_, nullptr);
-    hashes_ = std::move(other.hashes_);
-    fixed_bits_ = std::move(other.fixed_bits_);
-    pending_ = std::move(other.pending_);
-    num_keys_ = std::exchange(other.num_keys_, 0);
-    last_hash_ = other.last_hash_;
-  }
-  return *this;
-}
-
-FilterBuilder::~FilterBuilder() = default;
-
-absl::StatusOr<FilterBuilder> FilterBuilder::Create(
-    const FilterOptions& options) {
-  FilterBuilder builder(options);
-  if (options.packed && options.shape.num_blocks != 0) {
-    return absl::InvalidArgumentError(
-        "a packed filter is sized by bits_per_key, not a fixed shape");
-  }
-  if (options.shape.num_blocks != 0) {
-    if (absl::Status s = ValidateShape(options.shape); !s.ok()) return s;
-    absl::StatusOr<std::unique_ptr<internal::AlignedBuffer>> bits =
-        internal::AlignedBuffer::Create(options.shape.size_bytes());
-    if (!bits.ok()) return bits.status();
-    builder.fixed_bits_ = *std::move(bits);
-    return builder;
-  }
-  if (options.packed && options.fp_rate != 0) {
-    return absl::InvalidArgumentError(
-        "a packed filter is sized by bits_per_key, not fp_rate");
-  }
-  if (options.fp_rate != 0) {
-    if (!(options.fp_rate > 0 && options.fp_rate < 1)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("fp_rate must be in (0, 1), got ", options.fp_rate));
-    }
-    return builder;
-  }
-  if (!std::isfinite(options.bits_per_key) || options.bits_per_key <= 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("bits_per_key must be a positive finite number, got ",
-                     options.bits_per_key));
-  }
-  return builder;
-}
-
-namespace {
-
-// Keys longer than 16 bytes are hashed out of line: XXH3's code for them
-// needs six callee-saved registers, and saving and restoring them in Add()
-// cost more than hashing a 16-byte key.
-ABSL_ATTRIBUTE_NOINLINE uint64_t HashLongKey(std::string_view key,
-                                             uint64_t seed) {
-  return internal::Hash64(key, seed);
-}
-
-}  // namespace
-
-void FilterBuilder::Add(std::string_view key) {
-  AddHash(key.size() <= 16 ? internal::Hash64(key, options_.seed)
-                           : HashLongKey(key, options_.seed));
-}
-
-void FilterBuilder::MakeRoom() {
-  if (fixed_bits_ != nullptr) {
-    if (pending_ == nullptr) {
-      pending_.reset(new uint64_t[kPendingHashes]);
-    } else {
-      InsertPending(next_);
-    }
-    next_ = pending_.get();
-    end_ = next_ + kPendingHashes;
-    return;
-  }
-  if (hashes_ == nullptr) hashes_ = std::make_unique<internal::HashChunks>();
-  next_ = hashes_->NewChunk(&end_);
-}
-
-// Inserts [pending_, end) into the fixed-shape filter.
-void FilterBuilder::InsertPending(const uint64_t* end) {
-  const internal::FilterRef ref = {
-      fixed_bits_->data(), options_.shape.num_blocks,
-      internal::LaneSetsFor(options_.shape.num_probes), options_.seed,
-      static_cast<uint32_t>(options_.shape.lane_bits)};
-  internal::KernelsFor(ref.lane_bits)
-      ->insert(ref, fixed_bits_->data(), pending_.get(),
-               static_cast<size_t>(end - pending_.get()));
-}
-
-absl::StatusOr<FilterShape> FilterBuilder::ShapeForKeys(
-    uint64_t num_keys) const {
-  if (options_.shape.num_blocks != 0) return options_.shape;
-  if (num_keys == 0) {
-    // One block of the narrowest lanes allowed: 2 bytes, or 64.
-    return FilterShape{1, DefaultProbes(options_.bits_per_key),
-                       options_.compact_small_filters ? 1 : 32};
-  }
-  if (options_.fp_rate != 0) {
-    return ShapeForFpRate(num_keys, options_.fp_rate,
-                          options_.compact_small_filters);
-  }
-  return ShapeForBitsPerKey(num_keys, options_.bits_per_key,
-                            options_.compact_small_filters);
-}
-
-absl::StatusOr<Filter> FilterBuilder::Finish() {
-  const uint64_t num_keys = num_keys_;
-  num_keys_ = 0;
-  const uint64_t* const last_end = next_;
-  next_ = end_ = nullptr;
-  if (fixed_bits_ != nullptr) {
-    // Keys went straight in, in batches. A later round (rare) keeps hashes
-    // instead, so that no second filter's worth of memory is held before it
-    // is needed.
-    if (pending_ != nullptr) {
-      InsertPending(last_end);
-      pending_.reset();
-    }
-    std::unique_ptr<internal::AlignedBuffer> bits = std::move(fixed_bits_);
-    const uint8_t* data = bits->data();
-    return Filter(std::move(bits), data, options_.shape, options_.seed,
-                  num_keys, internal::KernelsFor(options_.shape.lane_bits));
-  }
-  std::unique_ptr<internal::HashChunks> hashes = std::move(hashes_);
-  if (options_.packed) {
-    // A packed filter sorts its hashes (the fingerprint set) or inserts
-    // them in any order: one array. (Packed filters are LevelDB's per-block
-    // ones, a few hundred keys at most in practice.)
-    std::vector<uint64_t> all;
-    all.reserve(num_keys);
-    if (hashes != nullptr) {
-      hashes->Drain(last_end, [&](const uint64_t* h, size_t n) {
-        all.insert(all.end(), h, h + n);
-      });
-    }
-    const uint64_t block_bytes =
-        internal::PackedBlockBytes(num_keys, options_.bits_per_key);
-    const int empty_k = DefaultProbes(options_.bits_per_key);
-    if (!options_.fewer_false_positives) {
-      return internal::BuildInPlaceFilter(
-          all, block_bytes - internal::kInPlaceTrailerBytes, options_.seed,
-          empty_k);
-    }
-    return internal::BuildPackedFilter(
-        &all, block_bytes - internal::kPackedTrailerBytes, options_.seed,
-        empty_k);
-  }
-  absl::StatusOr<FilterShape> shape = ShapeForKeys(num_keys);
-  if (!shape.ok()) return shape.status();
-  absl::StatusOr<std::unique_ptr<internal::AlignedBuffer>> bits =
-      internal::AlignedBuffer::Create(shape->size_bytes());
-  if (!bits.ok()) return bits.status();
-  uint8_t* data = (*bits)->data();
-  const internal::Kernels* kernels =
-      internal::KernelsFor(static_cast<uint32_t>(shape->lane_bits));
-  const internal::FilterRef ref = {
-      data, shape->num_blocks, internal::LaneSetsFor(shape->num_probes),
-      options_.seed, static_cast<uint32_t>(shape->lane_bits)};
-  if (hashes != nullptr) {
-    // Each chunk is freed once inserted: the filter's pages, touched as they
-    // are filled, can reuse the hashes' memory.
-    hashes->Drain(last_end, [&](const uint64_t* h, size_t n) {
-      kernels->insert(ref, data, h, n);
-    });
-  }
-  return Filter(*std::move(bits), data, *shape, options_.seed, num_keys,
-                kernels);
 }
 
 const char* ActiveSimdTarget() { return internal::ActiveTargetName(); }

@@ -1,6 +1,7 @@
-// The private parts of the public classes that the library's own code uses
-// (builders, the probe cache, the engine adapters' inline probe), in one
-// place instead of accessors in the public headers. Not part of the API.
+// The private parts of Filter that the library's own code uses (the builders
+// and openers of each filter kind, the probe cache, the engine adapters'
+// inline probe), in one place instead of accessors in the public header.
+// Not part of the API. (FilterPolicy's are in src/policy/policy_access.h.)
 #ifndef BLOCKBLOOM_SRC_CORE_FILTER_ACCESS_H_
 #define BLOCKBLOOM_SRC_CORE_FILTER_ACCESS_H_
 
@@ -10,8 +11,6 @@
 #include <utility>
 
 #include "blockbloom/filter.h"
-#include "blockbloom/filter_policy.h"
-#include "blockbloom/internal/probe_cache_config.h"
 #include "src/core/aligned_buffer.h"
 #include "src/core/probe.h"
 
@@ -32,16 +31,6 @@ struct FilterAccess {
   using ProbeKeyFn = bool (*)(const FilterRef&, std::string_view);
   static ProbeKeyFn ProbeKey(const Filter& filter) { return filter.probe_key_; }
   static const FilterRef& Ref(const Filter& filter) { return filter.ref_; }
-
-  // A policy's per-thread cache settings (src/packed/probe_cache.h).
-  static const ProbeCacheConfig& CacheConfig(const FilterPolicy& policy) {
-    return policy.cache_;
-  }
-  // The last byte below which a block is probed in place: one past the
-  // in-place tags for a packed policy, 0 (none) for any other.
-  static uint8_t InPlaceTagEnd(const FilterPolicy& policy) {
-    return policy.in_place_tag_end_;
-  }
 };
 
 }  // namespace blockbloom::internal

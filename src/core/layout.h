@@ -90,10 +90,10 @@
 //
 // In-place filters: k bits anywhere
 // ----------------------------------
-// The in-place encoding (src/packed/in_place.h, LevelDB's default) is probed
-// where LevelDB keeps it, one key at a time, with no state of its own, so the
-// cost per bit decides its speed. It drops the lanes and places the key's
-// k bits anywhere in the filter's m bits (a standard Bloom filter), bit j
+// The in-place encoding (src/exact_size/in_place.h, LevelDB's default) is
+// probed where LevelDB keeps it, one key at a time, with no state of its own,
+// so the cost per bit decides its speed. It drops the lanes and places the
+// key's k bits anywhere in the filter's m bits (a standard Bloom filter), bit j
 // (j = 0 .. k-1) at
 //
 //   (uint64(uint32(lo * kLaneSalt[j] + (h >> 32))) * m) >> 32
@@ -108,7 +108,7 @@
 // size (the lanes' partition costs up to a few percent on small filters).
 // The k mixes are salted multiplies of one 64-bit hash, not k independent
 // hashes; the FPR tests against LevelDB's built-in and against the exact
-// rate confirm they behave as such (tests/engines/leveldb_bloom_test.cc).
+// rate confirm they behave as such (tests/leveldb/leveldb_bloom_test.cc).
 //
 // Why these hash bits
 // -------------------

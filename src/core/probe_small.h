@@ -2,7 +2,7 @@
 // filters with spread lanes (the small-filter layout and the packed kSpread
 // layout; SIMD, src/core/probe_small.cc) and blocked filters of other lane
 // widths (the scalar reference). The kernels of fingerprint sets and
-// standard Bloom filters are in src/packed/packed_kernels.h.
+// standard Bloom filters are in src/exact_size/kernels.h.
 #ifndef BLOCKBLOOM_SRC_CORE_PROBE_SMALL_H_
 #define BLOCKBLOOM_SRC_CORE_PROBE_SMALL_H_
 

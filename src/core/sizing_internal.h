@@ -1,5 +1,6 @@
-// Rates of layouts that only the packed encoding builds (src/packed/packed.cc):
-// the sizing math of src/core/sizing.cc applied to them.
+// Rates of layouts that only the packed encoding builds
+// (src/exact_size/exact_size.cc): the sizing math of src/core/sizing.cc applied
+// to them.
 #ifndef BLOCKBLOOM_SRC_CORE_SIZING_INTERNAL_H_
 #define BLOCKBLOOM_SRC_CORE_SIZING_INTERNAL_H_
 

@@ -33,7 +33,7 @@
 #include "blockbloom/filter.h"
 #include "blockbloom/format.h"
 #include "src/core/aligned_buffer.h"
-#include "src/packed/fingerprint_set.h"
+#include "src/exact_size/fingerprint_set.h"
 
 namespace blockbloom::internal::format {
 

@@ -12,9 +12,9 @@
 #include "absl/strings/str_format.h"
 #include "src/core/aligned_buffer.h"
 #include "src/core/probe.h"
+#include "src/exact_size/exact_size.h"
+#include "src/exact_size/in_place.h"
 #include "src/format/encoding.h"
-#include "src/packed/in_place.h"
-#include "src/packed/packed.h"
 
 namespace blockbloom {
 namespace internal::format {

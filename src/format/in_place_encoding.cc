@@ -1,11 +1,11 @@
 // The in-place encoding (format version 4): a standard Bloom filter of
 // LevelDB's byte budget | tag (k - 1). No checksum: the engine's block
-// checksum protects it (src/packed/in_place.h).
+// checksum protects it (src/exact_size/in_place.h).
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
+#include "src/exact_size/in_place.h"
 #include "src/format/encoding.h"
-#include "src/packed/in_place.h"
 
 namespace blockbloom::internal::format {
 

@@ -5,8 +5,8 @@
 
 #include <vector>
 
+#include "src/filter_stack/value.h"
 #include "src/redis_module/redis_api.h"
-#include "src/redis_module/value.h"
 
 namespace blockbloom::redis_module {
 

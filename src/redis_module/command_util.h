@@ -10,9 +10,9 @@
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
-#include "src/redis_module/filter_stack.h"
+#include "src/filter_stack/filter_stack.h"
+#include "src/filter_stack/value.h"
 #include "src/redis_module/redis_api.h"
-#include "src/redis_module/value.h"
 
 namespace blockbloom::redis_module {
 

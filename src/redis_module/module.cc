@@ -19,11 +19,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "blockbloom/sizing.h"
-#include "src/redis_module/allocator.h"
+#include "src/filter_stack/allocator.h"
+#include "src/filter_stack/filter_stack.h"
 #include "src/redis_module/bb_commands.h"
 #include "src/redis_module/bf_commands.h"
 #include "src/redis_module/command_util.h"
-#include "src/redis_module/filter_stack.h"
 #include "src/redis_module/type_methods.h"
 
 namespace blockbloom::redis_module {

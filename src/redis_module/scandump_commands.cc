@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "src/filter_stack/chunk_format.h"
 #include "src/redis_module/bf_commands.h"
-#include "src/redis_module/chunk_format.h"
 #include "src/redis_module/command_util.h"
 
 namespace blockbloom::redis_module {

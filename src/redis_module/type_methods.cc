@@ -12,11 +12,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "src/redis_module/background_free.h"
-#include "src/redis_module/chunk_format.h"
+#include "src/filter_stack/background_free.h"
+#include "src/filter_stack/chunk_format.h"
+#include "src/filter_stack/rdb_codec.h"
+#include "src/filter_stack/value_codec.h"
 #include "src/redis_module/command_util.h"
-#include "src/redis_module/rdb_codec.h"
-#include "src/redis_module/value_codec.h"
 
 namespace blockbloom::redis_module {
 namespace {

@@ -555,7 +555,7 @@ TEST(PackedFormatTest, ReadsVersion2Blocks) {
 
 // Why version 3: two filters of nearly the same keys (one key replaced)
 // must differ in the block's first or last 8 bytes WITHOUT the checksum,
-// because that is what src/packed/probe_cache.h recognizes a block by. In
+// because that is what src/policy/probe_cache.h recognizes a block by. In
 // version 2 they agreed in 11% of such pairs at 37 keys and most pairs at 140
 // and 1,000, leaving only the CRC-16 between a probe and the other filter's
 // answers.

@@ -164,7 +164,7 @@ TEST_P(GoldenTest, RebuildsByteForByteAndAnswersAsPinned) {
       filter->set_low_bits(), positives);
   EXPECT_EQ(positives, g.absent_positives);
   // What an engine's packed policy answers for the block, in either mode:
-  // the in-place probe of the caller's bytes (src/packed/in_place.h) for
+  // the in-place probe of the caller's bytes (src/exact_size/in_place.h) for
   // in-place blocks, the verified, cached copy for every other encoding, as
   // LevelDB tables written by any earlier version hold them. The same answers
   // as the opened filter.

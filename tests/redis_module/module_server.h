@@ -1,6 +1,6 @@
 // redis-server processes with the blockbloom module loaded, for the module's
 // tests: a standalone server, a master with a replica, a cluster. Built on
-// tests/redis/redis_server.h (free loopback ports, scratch directories,
+// tests/redis_client/redis_server.h (free loopback ports, scratch directories,
 // stopped by pid).
 //
 // The module's path comes from the environment variable
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/redis/redis_server.h"
+#include "tests/redis_client/redis_server.h"
 
 namespace blockbloom::testing {
 

@@ -8,8 +8,33 @@ namespace blockbloom::internal {
 
 // Everything a probe needs. A Filter keeps one, and the kernels take it by
 // reference, so a probe passes one pointer instead of building arguments.
-struct SetIndex;  // src/packed/fingerprint_set.h
+struct SetIndex;  // src/exact_size/fingerprint_set.h
 
+// What a probe of a compressed fingerprint set (FilterKind::kSet,
+// src/exact_size/fingerprint_set.h) needs, prepared once per opened filter:
+// the set decoded into
+// arrays, so that a probe is a multiply, two array reads for its bucket's
+// range of entries, and a compare per entry in it (about one). About 3
+// bytes per key at 10 bits/key (a byte per entry's low part, a byte per
+// bucket's offset), a few times the payload: a filter is probed far more
+// often than it is opened, and probing the payload itself would cost a
+// rank/select walk of the unary code every time.
+struct SetIndex {
+  uint64_t universe;
+  uint64_t low_mask;
+  int low_bits;
+  uint64_t buckets;
+  // Entries of bucket b, g = b / 64, i = g * 65 + b % 64 = b + g:
+  //   [base[g] + offset[i], base[g] + offset[i + 1])
+  // (65 offsets a group of 64 buckets, so a bucket's end is in its own
+  // group). No 64 buckets hold more than kMaxGroupEntries (the format's
+  // rule: ParseSet refuses a set that breaks it), so offsets are bytes.
+  const uint32_t* base;
+  const uint8_t* offset;
+  // Entry j's low part: a byte when low_bits <= 8, else 16 bits.
+  const uint8_t* lows8;
+  const uint16_t* lows16;
+};
 struct FilterRef {
   const uint8_t* bits;        // num_blocks * 2 * lane_bits bytes, any alignment
   uint64_t num_blocks;        // in [1, 2^32]

@@ -10,7 +10,7 @@
 namespace blockbloom::internal {
 
 // A reader's settings for the per-thread cache of verified blocks
-// (src/packed/probe_cache.h), fixed when its policy is made.
+// (src/policy/probe_cache.h), fixed when its policy is made.
 struct ProbeCacheConfig {
   ProbeCacheConfig(const ReadOptions& options, size_t budget)
       : read(options),

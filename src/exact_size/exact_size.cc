@@ -1,0 +1,193 @@
+#include "src/exact_size/exact_size.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "src/core/aligned_buffer.h"
+#include "src/core/filter_access.h"
+#include "src/core/layout.h"
+#include "src/core/probe_small.h"
+#include "src/core/sizing_internal.h"
+#include "src/exact_size/fingerprint_set.h"
+#include "src/exact_size/kernels.h"
+
+namespace blockbloom::internal {
+
+namespace {
+
+Filter SpreadFilter(std::unique_ptr<AlignedBuffer> owned, const uint8_t* bits,
+                    uint64_t payload_bytes, int k, uint64_t seed,
+                    uint64_t num_keys) {
+  FilterRef ref = {bits, 1, LaneSetsFor(k), seed, 0};
+  SpreadLanes(static_cast<uint32_t>(8 * payload_bytes), &ref);
+  ref.mix_high = true;
+  return FilterAccess::Make(std::move(owned), Layout::kSpread, ref,
+                            FilterShape{1, k, 0}, payload_bytes, num_keys,
+                            SpreadKernels(payload_bytes));
+}
+
+// A set filter: its index in one owned buffer, followed by a copy of the
+// payload if `copy_payload` (a built filter, whose payload is a temporary);
+// otherwise bits() is the caller's payload, as for every filter opened in
+// place.
+absl::StatusOr<Filter> SetFilter(absl::Span<const uint8_t> payload,
+                                 const SetParams& params, uint64_t seed,
+                                 bool copy_payload) {
+  const size_t index_bytes =
+      sizeof(SetIndex) + SetIndexStorageBytes(payload.data(), params);
+  absl::StatusOr<std::unique_ptr<AlignedBuffer>> storage =
+      AlignedBuffer::Create(index_bytes + (copy_payload ? payload.size() : 0));
+  if (!storage.ok()) return storage.status();
+  uint8_t* area = (*storage)->data();
+  const SetIndex* index = BuildSetIndex(payload.data(), params, area);
+  const uint8_t* bits = payload.data();
+  if (copy_payload) {
+    std::memcpy(area + index_bytes, payload.data(), payload.size());
+    bits = area + index_bytes;
+  }
+  FilterRef ref = {bits, 1, LaneSetsFor(1), seed, 0};
+  ref.set = index;
+  Filter filter = FilterAccess::Make(*std::move(storage), Layout::kSet, ref,
+                                     FilterShape{1, 0, 0}, payload.size(),
+                                     params.count, SetKernels(params.low_bits));
+  FilterAccess::SetOwnsBits(&filter, copy_payload);
+  return filter;
+}
+
+}  // namespace
+
+uint64_t PackedBlockBytes(uint64_t num_keys, double bits_per_key) {
+  const long double bits = std::max<long double>(
+      64, std::ceil(static_cast<long double>(num_keys) * bits_per_key));
+  return static_cast<uint64_t>(std::ceil(bits / 8)) + 1;
+}
+
+PackedChoice ChoosePackedLayout(uint64_t num_keys, uint64_t payload_bits,
+                                int empty_k) {
+  if (num_keys == 0) return {Layout::kSpread, empty_k, 0};
+  double spread_rate;
+  const int k = OneBlockBestK(num_keys, payload_bits, &spread_rate);
+  int low_bits;
+  const double set_rate = BestSetLowBits(num_keys, payload_bits, &low_bits);
+  if (set_rate < spread_rate) return {Layout::kSet, low_bits, set_rate};
+  return {Layout::kSpread, k, spread_rate};
+}
+
+absl::StatusOr<Filter> BuildPackedFilter(std::vector<uint64_t>* hashes,
+                                         uint64_t payload_bytes, uint64_t seed,
+                                         int empty_k) {
+  if (payload_bytes < kPackedMinPayloadBytes ||
+      payload_bytes > kPackedMaxPayloadBytes) {
+    return absl::OutOfRangeError(
+        absl::StrCat("a packed filter holds ", kPackedMinPayloadBytes, " to ",
+                     kPackedMaxPayloadBytes, " bytes of bits; ", hashes->size(),
+                     " keys would need ", payload_bytes));
+  }
+  const uint64_t num_keys = hashes->size();
+  PackedChoice choice =
+      ChoosePackedLayout(num_keys, 8 * payload_bytes, empty_k);
+  if (choice.layout == Layout::kSet &&
+      !SetFits(hashes, 8 * payload_bytes, choice.param)) {
+    // Never for a set chosen on its merits (see kMaxGroupEntries); if the
+    // hashes are that skewed, the Bloom filter takes them.
+    double rate;
+    choice = {Layout::kSpread,
+              OneBlockBestK(num_keys, 8 * payload_bytes, &rate), rate};
+  }
+  if (choice.layout == Layout::kSet) {
+    std::vector<uint8_t> payload(payload_bytes, 0);
+    EncodeSet(hashes, 8 * payload_bytes, choice.param, payload.data());
+    SetParams params;
+    params.num_bits = 8 * payload_bytes;
+    params.low_bits = choice.param;
+    params.count = num_keys;
+    params.buckets =
+        8 * payload_bytes - num_keys * static_cast<uint64_t>(choice.param + 1);
+    return SetFilter(payload, params, seed, /*copy_payload=*/true);
+  }
+  absl::StatusOr<std::unique_ptr<AlignedBuffer>> bits =
+      AlignedBuffer::Create(payload_bytes);
+  if (!bits.ok()) return bits.status();
+  uint8_t* data = (*bits)->data();
+  Filter filter = SpreadFilter(*std::move(bits), data, payload_bytes,
+                               choice.param, seed, num_keys);
+  FilterRef ref = {data, 1, LaneSetsFor(choice.param), seed, 0};
+  SpreadLanes(static_cast<uint32_t>(8 * payload_bytes), &ref);
+  ref.mix_high = true;
+  for (uint64_t h : *hashes) ReferenceInsert(ref, data, h);
+  return filter;
+}
+
+namespace {
+
+FilterRef StandardRef(const uint8_t* bits, uint64_t payload_bytes, int k,
+                      uint64_t seed) {
+  FilterRef ref = {bits, 1, LaneSetsFor(k), seed, 0};
+  ref.num_bits = static_cast<uint32_t>(8 * payload_bytes);
+  ref.standard_probes = static_cast<uint32_t>(k);
+  return ref;
+}
+
+}  // namespace
+
+absl::StatusOr<Filter> BuildInPlaceFilter(const std::vector<uint64_t>& hashes,
+                                          uint64_t payload_bytes, uint64_t seed,
+                                          int empty_k) {
+  if (payload_bytes < kSpreadMinBytes || payload_bytes > kSpreadMaxBytes) {
+    return absl::OutOfRangeError(absl::StrCat(
+        "an in-place filter holds ", kSpreadMinBytes, " to ", kSpreadMaxBytes,
+        " bytes of bits; ", hashes.size(), " keys would need ", payload_bytes));
+  }
+  const int k = hashes.empty()
+                    ? empty_k
+                    : StandardBestK(hashes.size(), 8 * payload_bytes, nullptr);
+  absl::StatusOr<std::unique_ptr<AlignedBuffer>> bits =
+      AlignedBuffer::Create(payload_bytes);
+  if (!bits.ok()) return bits.status();
+  uint8_t* data = (*bits)->data();
+  const FilterRef ref = StandardRef(data, payload_bytes, k, seed);
+  for (uint64_t h : hashes) ReferenceInsert(ref, data, h);
+  return FilterAccess::Make(*std::move(bits), Layout::kStandard, ref,
+                            FilterShape{1, k, 0}, payload_bytes, hashes.size(),
+                            StandardKernels());
+}
+
+Filter OpenInPlaceFilter(absl::Span<const uint8_t> payload, int k,
+                         uint64_t seed) {
+  return FilterAccess::Make(
+      nullptr, Layout::kStandard,
+      StandardRef(payload.data(), payload.size(), k, seed),
+      FilterShape{1, k, 0}, payload.size(), 0, StandardKernels());
+}
+
+absl::StatusOr<Filter> OpenPackedFilter(absl::Span<const uint8_t> payload,
+                                        Layout layout, int param, uint64_t seed,
+                                        const SetParams* set,
+                                        bool copy_payload) {
+  if (layout == Layout::kSpread) {
+    if (!copy_payload) {
+      return SpreadFilter(nullptr, payload.data(), payload.size(), param, seed,
+                          0);
+    }
+    absl::StatusOr<std::unique_ptr<AlignedBuffer>> copy =
+        AlignedBuffer::Create(payload.size());
+    if (!copy.ok()) return copy.status();
+    uint8_t* data = (*copy)->data();
+    std::memcpy(data, payload.data(), payload.size());
+    return SpreadFilter(*std::move(copy), data, payload.size(), param, seed, 0);
+  }
+  if (set != nullptr) return SetFilter(payload, *set, seed, copy_payload);
+  SetParams params;
+  if (!ParseSet(payload.data(), 8 * payload.size(), param, &params)) {
+    return absl::DataLossError(absl::StrCat(
+        "blockbloom filter: the packed set's ", payload.size(),
+        " bytes are not a set of ", param, "-bit fingerprint lows"));
+  }
+  return SetFilter(payload, params, seed, copy_payload);
+}
+
+}  // namespace blockbloom::internal

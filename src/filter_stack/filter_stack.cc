@@ -1,0 +1,204 @@
+#include "src/filter_stack/filter_stack.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "src/core/key_hash.h"
+
+namespace blockbloom::redis_module {
+namespace {
+
+// Keys probed together by MayContainBatch: their blocks are prefetched
+// before any is tested, so up to this many cache misses overlap (the same
+// group size as the core's batch probes, src/core/probe.h).
+constexpr size_t kGroup = 32;
+
+uint64_t g_max_bytes = UINT64_MAX;
+
+}  // namespace
+
+void FilterStack::SetMaxBytes(uint64_t max_bytes) { g_max_bytes = max_bytes; }
+uint64_t FilterStack::max_bytes() { return g_max_bytes; }
+
+absl::Status FilterStack::ValidateOptions(const StackOptions& options) {
+  if (!(options.error_rate > 0 && options.error_rate < 1)) {
+    return absl::InvalidArgumentError("error rate must be in (0, 1)");
+  }
+  if (options.error_rate < kMinErrorRate) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("error rate must be at least ", kMinErrorRate));
+  }
+  if (options.capacity < 1) {
+    return absl::InvalidArgumentError("capacity must be at least 1");
+  }
+  if (options.expansion < 1 || options.expansion > kMaxExpansion) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("expansion must be in [1, ", kMaxExpansion, "]"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<FilterStack> FilterStack::Create(const StackOptions& options) {
+  if (absl::Status s = ValidateOptions(options); !s.ok()) return s;
+  absl::StatusOr<Layer> first =
+      Layer::Create(options.capacity, options.error_rate);
+  if (!first.ok()) return first.status();
+  if (first->table().size_bytes() > g_max_bytes) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("a filter of ", first->table().size_bytes(),
+                     " bytes is over the module's limit of ", g_max_bytes,
+                     " bytes (MAX_BYTES; by default the machine's memory)"));
+  }
+  std::vector<Layer> layers;
+  layers.push_back(*std::move(first));
+  return FilterStack(options, std::move(layers));
+}
+
+FilterStack::FilterStack(const StackOptions& options, std::vector<Layer> layers)
+    : options_(options), layers_(std::move(layers)) {}
+
+uint64_t FilterStack::Hash(std::string_view item) const {
+  return internal::Hash64(item, options_.seed);  // == HashKey, inlined
+}
+
+bool FilterStack::MayContainHash(uint64_t hash) const {
+  // Newest first: with expansion >= 2 it holds at least half of the keys.
+  for (size_t i = layers_.size(); i-- > 0;) {
+    if (layers_[i].MayContain(hash)) return true;
+  }
+  return false;
+}
+
+void FilterStack::MayContainBatch(absl::Span<const std::string_view> items,
+                                  bool* results) const {
+  uint64_t hashes[kGroup];
+  const uint8_t* blocks[kGroup];
+  for (size_t begin = 0; begin < items.size(); begin += kGroup) {
+    const size_t n = std::min(kGroup, items.size() - begin);
+    for (size_t j = 0; j < n; ++j) {
+      hashes[j] = Hash(items[begin + j]);
+      results[begin + j] = false;
+    }
+    for (size_t i = layers_.size(); i-- > 0;) {
+      const Layer& layer = layers_[i];
+      // Find and prefetch the group's blocks, then test them: the misses of
+      // the whole group are in flight together.
+      for (size_t j = 0; j < n; ++j) {
+        blocks[j] = results[begin + j] ? nullptr : layer.FindBlock(hashes[j]);
+        if (blocks[j] != nullptr) __builtin_prefetch(blocks[j]);
+      }
+      for (size_t j = 0; j < n; ++j) {
+        if (blocks[j] != nullptr &&
+            layer.MayContainInBlock(blocks[j], hashes[j])) {
+          results[begin + j] = true;
+        }
+      }
+    }
+  }
+}
+
+absl::Status FilterStack::Grow() {
+  const Layer& last = layers_.back();
+  if (options_.nonscaling) {
+    return absl::ResourceExhaustedError("non scaling filter is full");
+  }
+  if (layers_.size() >= kMaxLayers) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "filter is full: it has the most layers a filter may have (",
+        kMaxLayers, ")"));
+  }
+  const uint64_t capacity = last.capacity();
+  if (capacity > UINT64_MAX / options_.expansion) {
+    return absl::ResourceExhaustedError(
+        "filter is full: the next layer's capacity overflows");
+  }
+  absl::StatusOr<Layer> next = Layer::Create(capacity * options_.expansion,
+                                             last.fp_rate() * kTightening);
+  if (!next.ok()) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "filter is full and cannot grow: ", next.status().message()));
+  }
+  if (next->table().size_bytes() >
+      g_max_bytes - std::min(g_max_bytes, reserved_bytes())) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "filter is full: its next layer of ", next->table().size_bytes(),
+        " bytes would take it over the module's limit of ", g_max_bytes,
+        " bytes (MAX_BYTES)"));
+  }
+  layers_.push_back(*std::move(next));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> FilterStack::AddHash(uint64_t hash) {
+  if (MayContainHash(hash)) return false;
+  if (layers_.back().full()) {
+    if (absl::Status s = Grow(); !s.ok()) return s;
+  }
+  layers_.back().Add(hash);
+  return true;
+}
+
+void FilterStack::AddBatch(absl::Span<const std::string_view> items,
+                           std::vector<absl::StatusOr<bool>>* added) {
+  // Each key is hashed once, kAhead keys before it is added, and the block
+  // it will write in the newest layer prefetched then: the miss overlaps
+  // the adds in between. Adds stay in order (a repeated key answers 0 the
+  // second time, and a layer may fill up mid-batch).
+  constexpr size_t kAhead = 8;
+  uint64_t ahead[kAhead];
+  auto hash_ahead = [&](size_t j) {
+    ahead[j % kAhead] = Hash(items[j]);
+    const uint8_t* block = layers_.back().FindBlock(ahead[j % kAhead]);
+    if (block != nullptr) __builtin_prefetch(block);
+  };
+  added->clear();
+  added->reserve(items.size());
+  for (size_t j = 0; j < std::min(kAhead, items.size()); ++j) hash_ahead(j);
+  for (size_t i = 0; i < items.size(); ++i) {
+    const uint64_t hash = ahead[i % kAhead];
+    if (i + kAhead < items.size()) hash_ahead(i + kAhead);
+    absl::StatusOr<bool> result = AddHash(hash);
+    const bool failed = !result.ok();
+    added->push_back(std::move(result));
+    if (failed) break;
+  }
+}
+
+uint64_t FilterStack::items() const {
+  uint64_t total = 0;
+  for (const Layer& layer : layers_) total += layer.count();
+  return total;
+}
+
+uint64_t FilterStack::capacity() const {
+  uint64_t total = 0;
+  for (const Layer& layer : layers_) total += layer.capacity();
+  return total;
+}
+
+uint64_t FilterStack::reserved_bytes() const {
+  uint64_t total = 0;
+  for (const Layer& layer : layers_) total += layer.table().size_bytes();
+  return total;
+}
+
+uint64_t FilterStack::allocated_bytes() const {
+  uint64_t total = 0;
+  for (const Layer& layer : layers_) {
+    const PieceTable& table = layer.table();
+    for (size_t i = 0; i < table.num_pieces(); ++i) {
+      if (table.Piece(i) != nullptr) total += table.PieceSize(i);
+    }
+  }
+  return total;
+}
+
+size_t FilterStack::allocated_pieces() const {
+  size_t total = 0;
+  for (const Layer& layer : layers_) total += layer.table().allocated_pieces();
+  return total;
+}
+
+}  // namespace blockbloom::redis_module

@@ -1,0 +1,110 @@
+#include "blockbloom/filter_policy.h"
+
+#include <cmath>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "src/exact_size/in_place.h"
+#include "src/policy/key_may_match.h"
+
+namespace blockbloom {
+namespace {
+
+ReadOptions ReadOptionsOf(const FilterPolicy::Options& options) {
+  ReadOptions read;
+  read.verify_checksum = options.verify_checksum;
+  read.seed = options.seed;
+  // A packed policy writes in-place blocks (or did, before the accuracy
+  // mode was chosen), whose integrity is the engine's block checksum.
+  read.allow_in_place = options.packed;
+  return read;
+}
+
+// The smallest filter block that answers "may contain" for every key: one
+// block of 1-bit lanes, all set. Written when a real filter cannot be built.
+absl::Status AppendMatchAll(std::string* dst) {
+  FilterOptions options;
+  options.shape = {1, 1, 1};
+  absl::StatusOr<FilterBuilder> builder = FilterBuilder::Create(options);
+  if (!builder.ok()) return builder.status();
+  // Set every bit: one key per lane does it for 1-bit lanes.
+  for (uint64_t h = 0; h < 4096; ++h) builder->AddHash(h * 0x9e3779b97f4a7c15);
+  absl::StatusOr<Filter> all = builder->Finish();
+  if (!all.ok()) return all.status();
+  return AppendFilter(*all, {}, dst);
+}
+
+}  // namespace
+
+FilterPolicy::FilterPolicy(const Options& options)
+    : options_(options),
+      cache_(ReadOptionsOf(options), options.probe_cache_bytes),
+      in_place_tag_end_(options.packed ? internal::kInPlaceTag + 16 : 0) {}
+
+absl::StatusOr<FilterPolicy> FilterPolicy::Create(const Options& options) {
+  if (!std::isfinite(options.bits_per_key) || options.bits_per_key <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bits_per_key must be a positive finite number, got ",
+                     options.bits_per_key));
+  }
+  FilterPolicy policy(options);
+  if (options.level_aware) {
+    LevelAllocator::Options level;
+    level.bits_per_key = options.bits_per_key;
+    level.level_size_multiplier = options.level_size_multiplier;
+    level.moved_fraction = options.level_moved_fraction;
+    absl::StatusOr<LevelAllocator> allocator = LevelAllocator::Create(level);
+    if (!allocator.ok()) return allocator.status();
+    policy.allocator_ =
+        std::make_shared<const LevelAllocator>(*std::move(allocator));
+  }
+  return policy;
+}
+
+FilterPolicy::Builder FilterPolicy::NewBuilder() const {
+  return NewBuilderWithBits(options_.bits_per_key);
+}
+
+FilterPolicy::Builder FilterPolicy::NewBuilder(const LevelHint& hint) const {
+  return NewBuilderWithBits(BitsPerKey(hint));
+}
+
+double FilterPolicy::BitsPerKey(const LevelHint& hint) const {
+  return allocator_ ? allocator_->BitsPerKey(hint) : options_.bits_per_key;
+}
+
+FilterPolicy::Builder FilterPolicy::NewBuilderWithBits(
+    double bits_per_key) const {
+  FilterOptions options;
+  options.bits_per_key = bits_per_key;
+  options.seed = options_.seed;
+  options.packed = options_.packed;
+  options.fewer_false_positives = options_.fewer_false_positives;
+  // Create() validated bits_per_key, the only thing that can fail here.
+  return Builder(*FilterBuilder::Create(options));
+}
+
+absl::Status FilterPolicy::Builder::Finish(std::string* dst,
+                                           WriteStats* stats) {
+  const size_t start = dst->size();
+  absl::StatusOr<Filter> filter = builder_.Finish();
+  absl::Status status =
+      filter.ok() ? AppendFilter(*filter, {}, dst, stats) : filter.status();
+  if (!status.ok()) {
+    dst->resize(start);
+    if (absl::Status s = AppendMatchAll(dst); !s.ok()) return s;
+  }
+  return status;
+}
+
+Filter FilterPolicy::NewReader(absl::Span<const uint8_t> block,
+                               absl::Status* error) const {
+  return OpenFilterOrMatchAll(block, cache_.read, error);
+}
+
+bool FilterPolicy::KeyMayMatch(std::string_view key,
+                               absl::Span<const uint8_t> block) const {
+  return internal::PolicyKeyMayMatch(*this, key, block);
+}
+
+}  // namespace blockbloom

@@ -1,0 +1,115 @@
+#include "src/rocksdb/policy_id.h"
+
+#include <charconv>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <system_error>
+#include <vector>
+
+namespace blockbloom::internal {
+namespace {
+
+// Shortest decimal that reads back as the same double (to_chars), so the
+// OPTIONS file round-trips fractional bits/key exactly.
+std::string Number(double x) {
+  char buf[64];
+  const std::to_chars_result r = std::to_chars(buf, buf + sizeof(buf), x);
+  return std::string(buf, r.ptr);
+}
+
+template <typename T>
+bool ParseNumber(std::string_view s, T* out) {
+  if (s.empty()) return false;
+  const std::from_chars_result r =
+      std::from_chars(s.data(), s.data() + s.size(), *out);
+  return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
+
+bool ParseBool(std::string_view s, bool* out) {
+  if (s == "1" || s == "true") {
+    *out = true;
+  } else if (s == "0" || s == "false") {
+    *out = false;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// Abseil 20220623 has its own string_view: plain std::string building here.
+std::string Cat(std::initializer_list<std::string_view> parts) {
+  std::string out;
+  for (std::string_view p : parts) out.append(p.data(), p.size());
+  return out;
+}
+
+std::vector<std::string_view> Split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  for (;;) {
+    const size_t at = s.find(sep);
+    out.push_back(s.substr(0, at));
+    if (at == std::string_view::npos) return out;
+    s.remove_prefix(at + 1);
+  }
+}
+
+}  // namespace
+
+std::string RocksDBPolicyId(const FilterPolicy::Options& options) {
+  return Cat({FilterPolicy::kName, ":", Number(options.bits_per_key),
+              ":seed:", std::to_string(options.seed),
+              ":verify_checksum:", options.verify_checksum ? "1" : "0",
+              ":level_aware:", options.level_aware ? "1" : "0",
+              ":level_size_multiplier:", Number(options.level_size_multiplier),
+              ":level_moved_fraction:", Number(options.level_moved_fraction)});
+}
+
+absl::StatusOr<FilterPolicy::Options> ParseRocksDBPolicyId(
+    std::string_view id) {
+  const std::vector<std::string_view> fields = Split(id, ':');
+  FilterPolicy::Options options;
+  if (fields[0] != FilterPolicy::kName) {
+    return absl::InvalidArgumentError(Cat(
+        {"not a ", FilterPolicy::kName, " filter policy id: \"", id, "\""}));
+  }
+  if (fields.size() == 1) return options;  // written by earlier versions
+  if (!ParseNumber(fields[1], &options.bits_per_key)) {
+    return absl::InvalidArgumentError(
+        Cat({"filter policy \"", id, "\": bits/key \"", fields[1],
+             "\" is not a number"}));
+  }
+  if (fields.size() % 2 != 0) {
+    return absl::InvalidArgumentError(
+        Cat({"filter policy \"", id,
+             "\": expected name:value pairs after the bits/key"}));
+  }
+  for (size_t i = 2; i < fields.size(); i += 2) {
+    const std::string_view name = fields[i], value = fields[i + 1];
+    bool ok;
+    if (name == "seed") {
+      ok = ParseNumber(value, &options.seed);
+    } else if (name == "verify_checksum") {
+      ok = ParseBool(value, &options.verify_checksum);
+    } else if (name == "level_aware") {
+      ok = ParseBool(value, &options.level_aware);
+    } else if (name == "level_size_multiplier") {
+      ok = ParseNumber(value, &options.level_size_multiplier);
+    } else if (name == "level_moved_fraction") {
+      ok = ParseNumber(value, &options.level_moved_fraction);
+    } else {
+      return absl::InvalidArgumentError(
+          Cat({"filter policy \"", id, "\": unknown setting \"", name,
+               "\" (known: seed, verify_checksum, level_aware, "
+               "level_size_multiplier, level_moved_fraction)"}));
+    }
+    if (!ok) {
+      return absl::InvalidArgumentError(
+          Cat({"filter policy \"", id, "\": bad value \"", value, "\" for ",
+               name}));
+    }
+  }
+  return options;
+}
+
+}  // namespace blockbloom::internal

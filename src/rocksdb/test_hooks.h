@@ -1,0 +1,37 @@
+// Test hooks of the RocksDB adapter; not part of the API.
+#ifndef BLOCKBLOOM_SRC_ROCKSDB_TEST_HOOKS_H_
+#define BLOCKBLOOM_SRC_ROCKSDB_TEST_HOOKS_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace blockbloom::internal {
+
+// How many times RocksDB has called the batch MayMatch (MultiGet) of any
+// blockbloom reader in this process.
+uint64_t RocksDBBatchProbeCalls();
+
+// Called with each key's hash on its way into a filter builder, after the
+// builder has kept it for MaybePostVerify: a test changes it to simulate
+// memory corrupted while the filter is built. Empty function: no hook.
+void SetRocksDBHashHookForTest(std::function<void(uint64_t* hash)> hook);
+
+// What a builder was asked for and made: one call per finished filter (per
+// partition with partitioned filters).
+struct RocksDBBuiltFilter {
+  std::string column_family;
+  int level = -1;  // FilterBuildingContext::level_at_creation
+  bool is_bottommost = false;
+  int first_level = -1;  // the populated levels the policy knew of
+  int last_level = -1;
+  double bits_per_key = 0;  // what the policy chose
+  uint64_t num_keys = 0;    // distinct keys in the filter
+  uint64_t bytes = 0;       // the filter block's size
+};
+void SetRocksDBBuildObserverForTest(
+    std::function<void(const RocksDBBuiltFilter&)> observer);
+
+}  // namespace blockbloom::internal
+
+#endif  // BLOCKBLOOM_SRC_ROCKSDB_TEST_HOOKS_H_
