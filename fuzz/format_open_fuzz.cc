@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   static const blockbloom::FilterPolicy* const policy = [] {
     blockbloom::FilterPolicy::Options options;
-    options.packed = true;
+    options.exact_size = true;
     return new blockbloom::FilterPolicy(
         *blockbloom::FilterPolicy::Create(options));
   }();

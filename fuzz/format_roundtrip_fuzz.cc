@@ -1,5 +1,5 @@
 // Keys -> build -> serialize -> open -> every key matches, in every encoding
-// and codec (packed too), with any seed and size. The first byte picks
+// and codec (exact-size too), with any seed and size. The first byte picks
 // encoding, codec, bits/key and narrow lanes; bytes 1-8 the seed; the rest
 // are keys (1-byte length, then the key).
 #include <cstdint>
@@ -24,12 +24,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.seed = seed;
   options.bits_per_key = 1 + (mode >> 4);  // 1 .. 16
   options.compact_small_filters = mode & 8;
-  // (mode & 3) == 3: a packed filter (the LevelDB adapter's), fractional
-  // bits/key too; in the in-place encoding, or (mode & 4) the packed one.
-  const bool packed = (mode & 3) == 3;
-  const bool in_place = packed && (mode & 4) == 0;
-  if (packed) {
-    options.packed = true;
+  // (mode & 3) == 3: an exact-size filter (the LevelDB adapter's), fractional
+  // bits/key too; in the in-place encoding, or (mode & 4) the accurate one.
+  const bool exact_size = (mode & 3) == 3;
+  const bool in_place = exact_size && (mode & 4) == 0;
+  if (exact_size) {
+    options.exact_size = true;
     options.fewer_false_positives = !in_place;
     options.bits_per_key += (mode & 8) ? 0.37 : 0;
   }
@@ -44,7 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                             blockbloom::Encoding::kCompact,
                                             blockbloom::Encoding::kFull};
   write.encoding = encodings[(mode & 3) % 3];
-  if ((mode & 4) && !packed &&
+  if ((mode & 4) && !exact_size &&
       write.encoding != blockbloom::Encoding::kCompact) {
     write.compression = blockbloom::Compression::kZstd;
     write.zstd_level = 1;
@@ -68,13 +68,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (block.compare(0, 9, "untouched") != 0) abort();
   if (stats.total_bytes != block.size() - 9) abort();
   blockbloom::ReadOptions read_options;
-  read_options.seed = seed;  // packed blocks do not store it
+  read_options.seed = seed;  // exact-size blocks do not store it
   read_options.allow_in_place = in_place;
   auto read = blockbloom::OpenFilter(
       blockbloom::AsBytes(std::string_view(block).substr(9)), read_options);
   if (!read.ok()) abort();
   if (!(read->shape() == filter->shape()) || read->seed() != seed) abort();
-  if (read->layout() != filter->layout()) abort();
+  if (read->kind() != filter->kind()) abort();
   for (auto k : keys) {
     if (!read->MayContain(k)) abort();
   }

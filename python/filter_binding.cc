@@ -147,15 +147,16 @@ many threads at once; batch queries release the GIL.)doc")
           "'S<n>', width n), a 2-D uint8 array (width = columns), or any "
           "contiguous bytes-like buffer with `width`. Each key is exactly "
           "width bytes, trailing NULs included.")
-      .def_static("from_bytes", &PyFilter::FromBytes, py::arg("data"),
-                  py::kw_only(), py::arg("verify_checksum") = true,
-                  py::arg("seed") = 0, py::arg("allow_in_place") = false,
-                  "Reads a serialized filter (C++ SerializeFilter, the CLI's "
-                  "files, to_bytes) from a bytes-like object; the bytes are "
-                  "copied. seed is only for the packed and in-place encodings, "
-                  "which do not store it. CorruptFilterError for damaged or "
-                  "truncated bytes, UnsupportedFilterError for a newer "
-                  "version.")
+      .def_static(
+          "from_bytes", &PyFilter::FromBytes, py::arg("data"), py::kw_only(),
+          py::arg("verify_checksum") = true, py::arg("seed") = 0,
+          py::arg("allow_in_place") = false,
+          "Reads a serialized filter (C++ SerializeFilter, the CLI's "
+          "files, to_bytes) from a bytes-like object; the bytes are "
+          "copied. seed is only for the accurate and in-place encodings, "
+          "which do not store it. CorruptFilterError for damaged or "
+          "truncated bytes, UnsupportedFilterError for a newer "
+          "version.")
       .def(
           "to_bytes",
           [](const PyFilter& self, const std::string& encoding,
@@ -267,12 +268,20 @@ many threads at once; batch queries release the GIL.)doc")
           [](const PyFilter& self) { return self.filter().lane_bits(); },
           "Bits per lane (32 except in small filters).")
       .def_property_readonly(
-          "layout",
+          "kind",
           [](const PyFilter& self) {
-            return std::string(LayoutName(self.filter().layout()));
+            return std::string(KindName(self.filter().kind()));
           },
           "'blocked' (what from_* builds), or 'spread', 'set', 'standard' for "
-          "packed filters read from bytes.")
+          "exact-size filters read from bytes.")
+      .def_property_readonly(
+          "layout",
+          [](const PyFilter& self) {
+            PyErr_WarnEx(PyExc_DeprecationWarning,
+                         "Filter.layout is deprecated: use Filter.kind", 1);
+            return std::string(KindName(self.filter().kind()));
+          },
+          "Deprecated: the old name of kind (one release).")
       .def_property_readonly(
           "estimated_fpr",
           [](const PyFilter& self) { return self.filter().EstimatedFpRate(); },

@@ -1,5 +1,5 @@
 // Python keyword arguments as blockbloom options (encodings, compression,
-// bits/key or fpr), and layouts as names.
+// bits/key or fpr), and filter kinds as names.
 #ifndef BLOCKBLOOM_PYTHON_OPTIONS_H_
 #define BLOCKBLOOM_PYTHON_OPTIONS_H_
 
@@ -61,15 +61,15 @@ inline WriteOptions MakeWriteOptions(const std::string& encoding,
   return options;
 }
 
-inline const char* LayoutName(Layout layout) {
-  switch (layout) {
-    case Layout::kBlocked:
+inline const char* KindName(FilterKind kind) {
+  switch (kind) {
+    case FilterKind::kBlocked:
       return "blocked";
-    case Layout::kSpread:
+    case FilterKind::kSpread:
       return "spread";
-    case Layout::kSet:
+    case FilterKind::kSet:
       return "set";
-    case Layout::kStandard:
+    case FilterKind::kStandard:
       return "standard";
   }
   return "unknown";

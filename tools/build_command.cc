@@ -31,8 +31,8 @@ const char* EncodingName(Encoding encoding) {
       return "compact";
     case Encoding::kFull:
       return "full";
-    case Encoding::kPacked:
-      return "packed";
+    case Encoding::kAccurate:
+      return "accurate";
     case Encoding::kInPlace:
       return "in-place";
     case Encoding::kAuto:

@@ -208,14 +208,14 @@ absl::StatusOr<std::unique_ptr<FilterFile>> LoadFilterFile(
   // size checked) without a second pass over the bits.
   absl::StatusOr<FilterInfo> info = InspectFilter(file->bytes, options);
   if (!info.ok()) return invalid(info.status());
-  if (info->encoding == Encoding::kPacked ||
+  if (info->encoding == Encoding::kAccurate ||
       info->encoding == Encoding::kInPlace) {
-    // Packed and in-place blocks are LevelDB's per-data-block filters; the
+    // Accurate and in-place blocks are LevelDB's per-data-block filters; the
     // tool's reports (fill, shape, key estimates) are those of blocked
     // filters.
     return absl::UnimplementedError(absl::StrCat(
         file->path, ": ",
-        info->encoding == Encoding::kPacked ? "a packed" : "an in-place",
+        info->encoding == Encoding::kAccurate ? "an accurate" : "an in-place",
         " filter block (format version ", info->major_version,
         ", written by the LevelDB "
         "adapter); this command reads the compact and full encodings"));

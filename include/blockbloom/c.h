@@ -86,8 +86,13 @@ typedef struct blockbloom_shape_t {
   int lane_bits;       /* [1, 512]; 32 except in filters of <= 1 KiB */
 } blockbloom_shape_t;
 
-/* Filter::layout(). */
+/* Filter::kind() (the names blockbloom_layout_* are the old ones, kept for
+   one release). */
 enum {
+  blockbloom_kind_blocked = 0,
+  blockbloom_kind_spread = 1,
+  blockbloom_kind_set = 2,
+  blockbloom_kind_standard = 3,
   blockbloom_layout_blocked = 0,
   blockbloom_layout_spread = 1,
   blockbloom_layout_set = 2,
@@ -99,8 +104,10 @@ enum {
   blockbloom_encoding_auto = 0,
   blockbloom_encoding_compact = 1,
   blockbloom_encoding_full = 2,
-  blockbloom_encoding_packed = 3,
-  blockbloom_encoding_in_place = 4
+  blockbloom_encoding_accurate = 3,
+  blockbloom_encoding_in_place = 4,
+  /* Deprecated: the old name of blockbloom_encoding_accurate. */
+  blockbloom_encoding_packed = 3
 };
 
 /* WriteOptions::compression. */
@@ -189,12 +196,15 @@ BLOCKBLOOM_C_EXPORT void blockbloom_options_set_seed(blockbloom_options_t*,
 /* Default 1 (see blockbloom_shape_for_bits_per_key). */
 BLOCKBLOOM_C_EXPORT void blockbloom_options_set_compact_small_filters(
     blockbloom_options_t*, unsigned char);
-/* Packed per-data-block filters (FilterOptions::packed; bits_per_key
-   only). Their seed is not stored: open them with
+/* Exact-size per-data-block filters (FilterOptions::exact_size;
+   bits_per_key only). Their seed is not stored: open them with
    blockbloom_readoptions_set_seed. Default 0. */
+BLOCKBLOOM_C_EXPORT void blockbloom_options_set_exact_size(
+    blockbloom_options_t*, unsigned char);
+/* Deprecated: the old name of blockbloom_options_set_exact_size. */
 BLOCKBLOOM_C_EXPORT void blockbloom_options_set_packed(blockbloom_options_t*,
                                                        unsigned char);
-/* Packed filters only: FilterOptions::fewer_false_positives. Default 0. */
+/* Exact-size filters only: FilterOptions::fewer_false_positives. Default 0. */
 BLOCKBLOOM_C_EXPORT void blockbloom_options_set_fewer_false_positives(
     blockbloom_options_t*, unsigned char);
 
@@ -258,8 +268,9 @@ BLOCKBLOOM_C_EXPORT void blockbloom_filter_may_contain_hash_batch(
     unsigned char* results);
 
 /* Properties: the hash seed; distinct keys added (0 if the encoding read
-   does not store it); the geometry (for packed layouts see
-   blockbloom::Filter::shape()); the layout (blockbloom_layout_*); bytes of
+   does not store it); the geometry (for exact-size kinds see
+   blockbloom::Filter::shape()); the kind (blockbloom_kind_*; the old name
+   blockbloom_filter_layout is kept for one release); bytes of
    bits; expected false-positive rate for num_keys; 1 for a match-all
    filter. */
 BLOCKBLOOM_C_EXPORT uint64_t blockbloom_filter_seed(const blockbloom_filter_t*);
@@ -267,6 +278,7 @@ BLOCKBLOOM_C_EXPORT uint64_t
 blockbloom_filter_num_keys(const blockbloom_filter_t*);
 BLOCKBLOOM_C_EXPORT blockbloom_shape_t
 blockbloom_filter_shape(const blockbloom_filter_t*);
+BLOCKBLOOM_C_EXPORT int blockbloom_filter_kind(const blockbloom_filter_t*);
 BLOCKBLOOM_C_EXPORT int blockbloom_filter_layout(const blockbloom_filter_t*);
 BLOCKBLOOM_C_EXPORT uint64_t
 blockbloom_filter_size_bytes(const blockbloom_filter_t*);
@@ -317,7 +329,7 @@ BLOCKBLOOM_C_EXPORT void blockbloom_readoptions_destroy(
    negative. */
 BLOCKBLOOM_C_EXPORT void blockbloom_readoptions_set_verify_checksum(
     blockbloom_readoptions_t*, unsigned char);
-/* The seed of packed and in-place filters, which do not store it (default
+/* The seed of accurate and in-place filters, which do not store it (default
    0); the other encodings store theirs and ignore this. */
 BLOCKBLOOM_C_EXPORT void blockbloom_readoptions_set_seed(
     blockbloom_readoptions_t*, uint64_t seed);

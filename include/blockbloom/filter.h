@@ -44,19 +44,22 @@ struct FilterAccess;
 }  // namespace internal
 struct ReadOptions;  // blockbloom/format.h
 
-// How a filter places its keys.
-enum class Layout : uint8_t {
+// The kind of a filter: how it holds its keys.
+enum class FilterKind : uint8_t {
   // Blocks of 16 lanes, one block per key (FilterShape): what FilterBuilder
-  // builds unless asked for a packed filter.
+  // builds unless asked for an exact-size filter.
   kBlocked,
-  // Packed filters (FilterOptions::packed), sized to the byte:
+  // Exact-size filters (FilterOptions::exact_size), sized to the byte:
   kSpread,    // one block of 16 lanes over all the filter's bits (a Bloom
               // filter; src/core/layout.h, "one-block filters")
   kSet,       // a compressed set of fingerprints (more accurate than any Bloom
               // filter of the same size from ~7 bits/key; docs/FORMAT.md)
   kStandard,  // a standard Bloom filter, k bits anywhere in its bits (the
-  // in-place encoding, the default packed filter; src/core/layout.h)
+              // in-place encoding, the default exact-size filter;
+              // src/core/layout.h)
 };
+// Deprecated: the old name of FilterKind (one release).
+using Layout [[deprecated("use blockbloom::FilterKind")]] = FilterKind;
 
 // An immutable filter: probe it with keys or with hashes from HashKey().
 class Filter {
@@ -98,7 +101,8 @@ class Filter {
   void MayContainHashBatch(absl::Span<const uint64_t> hashes,
                            absl::Span<bool> results) const;
 
-  Layout layout() const { return layout_; }
+  FilterKind kind() const { return kind_; }
+  [[deprecated("use kind()")]] FilterKind layout() const { return kind_; }
   // The geometry of a kBlocked filter. A kSpread filter is one block of k
   // probes with lane_bits 0 (its lanes are num_bits()/16 wide, give or take
   // one); a kSet filter has num_probes 0 too.
@@ -108,21 +112,21 @@ class Filter {
   int lane_bits() const { return shape_.lane_bits; }
   uint64_t seed() const { return ref_.seed; }
   // Distinct keys added (adjacent duplicates counted once); for a filter
-  // read from the compact or packed-spread encoding, which do not store it,
-  // 0.
+  // read from the compact encoding or an accurate-encoding kSpread filter,
+  // which do not store it, 0.
   uint64_t num_keys() const { return num_keys_; }
   // The filter's bits (for kSet, the coded set): 64 bytes per block with
   // 32-bit lanes.
   absl::Span<const uint8_t> bits() const { return {ref_.bits, size_bytes_}; }
   uint64_t num_bits() const { return 8 * uint64_t{size_bytes_}; }
-  // Layout::kSet: bits in each fingerprint's low part (0 otherwise).
+  // FilterKind::kSet: bits in each fingerprint's low part (0 otherwise).
   int set_low_bits() const;
   // True if the filter owns its bits (built here), false if Wrap()ped.
   bool owns_bits() const {
-    return owned_ != nullptr && !(layout_ == Layout::kSet && !owns_set_bits_);
+    return owned_ != nullptr && !(kind_ == FilterKind::kSet && !owns_set_bits_);
   }
   // Bytes of memory the filter owns (its bits if built or decompressed here,
-  // a packed set's probe index).
+  // a fingerprint set's probe index).
   size_t owned_bytes() const;
   // True for MatchAll().
   bool is_match_all() const { return shape_.num_blocks == 0; }
@@ -137,13 +141,13 @@ class Filter {
   Filter(std::unique_ptr<internal::AlignedBuffer> owned, const uint8_t* bits,
          const FilterShape& shape, uint64_t seed, uint64_t num_keys,
          const internal::Kernels* kernels);
-  Filter(std::unique_ptr<internal::AlignedBuffer> owned, Layout layout,
+  Filter(std::unique_ptr<internal::AlignedBuffer> owned, FilterKind kind,
          const internal::FilterRef& ref, const FilterShape& shape,
          uint64_t size_bytes, uint64_t num_keys,
          const internal::Kernels* kernels);
 
   std::unique_ptr<internal::AlignedBuffer> owned_;
-  Layout layout_ = Layout::kBlocked;
+  FilterKind kind_ = FilterKind::kBlocked;
   // A kSet filter always owns its index; its bits only if built here.
   bool owns_set_bits_ = false;
   FilterShape shape_;
@@ -177,28 +181,32 @@ struct FilterOptions {
   // FilterShape::lane_bits): no rounding up to 64-byte blocks and no uneven
   // block loads. False: always 32-bit lanes.
   bool compact_small_filters = true;
-  // A packed filter (bits_per_key only; not with fp_rate or shape): the
-  // WHOLE serialized block, trailer included, takes what LevelDB's built-in
+  // An exact-size filter (bits_per_key only; not with fp_rate or shape): the
+  // WHOLE serialized filter, trailer included, takes what LevelDB's built-in
   // Bloom filter takes for the same keys at bits_per_key,
   //   max(64, ceil(n * bits_per_key)) bits, rounded up to bytes, + 1 byte.
   // For engines that build a filter per data block and charge its every
   // byte to the bits/key budget (LevelDB). The seed is not stored: readers
   // must be given it (ReadOptions::seed). By default the filter is a
-  // standard Bloom filter (Layout::kStandard) in all but one of those
+  // standard Bloom filter (FilterKind::kStandard) in all but one of those
   // bytes, written in the in-place encoding (a one-byte tag, no checksum:
   // the engine's block checksum protects it), which LevelDB probes where it
   // lies.
+  bool exact_size = false;
+  // Deprecated: the old name of exact_size (one release); either one set
+  // makes an exact-size filter.
   bool packed = false;
-  // Packed filters only: trade probe speed for accuracy. The filter is the
-  // more accurate of a one-block Bloom filter and a compressed fingerprint
-  // set (Layout::kSet) in the same size less a 3-byte trailer with a CRC-16,
-  // written in the packed encoding. From about 7 bits/key (LevelDB's usual
-  // 10) that is about half the false positives, and the filter detects
-  // damage itself; probes of a set are slower (a decode, and the per-thread
-  // cache of verified blocks of FilterPolicy::KeyMayMatch). Below that, and
-  // on filters of fewer than ~20 keys at any bits/key, the 2 checksum bytes
-  // cost more than the set gains and the rate is higher than the default's
-  // (LevelDB's bloom_test at 10 bits/key: 1.5% against 0.8% at 6-8 keys).
+  // Exact-size filters only: trade probe speed for accuracy. The filter is
+  // the more accurate of a one-block Bloom filter and a compressed
+  // fingerprint set (FilterKind::kSet) in the same size less a 3-byte
+  // trailer with a CRC-16, written in the accurate encoding. From about 7
+  // bits/key (LevelDB's usual 10) that is about half the false positives,
+  // and the filter detects damage itself; probes of a set are slower (a
+  // decode, and the per-thread cache of verified blocks of
+  // FilterPolicy::KeyMayMatch). Below that, and on filters of fewer than ~20
+  // keys at any bits/key, the 2 checksum bytes cost more than the set gains
+  // and the rate is higher than the default's (LevelDB's bloom_test at 10
+  // bits/key: 1.5% against 0.8% at 6-8 keys).
   bool fewer_false_positives = false;
 };
 

@@ -39,23 +39,23 @@ class FilterPolicy {
   struct Options {
     // Bits of filter per key, fractional values allowed. Each filter block
     // also carries its trailer (none beyond LevelDB's own budget for the
-    // packed per-data-block filters, 56 bytes for per-SSTable filters):
+    // exact-size per-data-block filters, 56 bytes for per-SSTable filters):
     // docs/FORMAT.md.
     double bits_per_key = 10;
     // Hash seed. Use the same one for the builder and reader of a DB.
     // Compact and full blocks store it, so they are read correctly with
-    // another seed; packed blocks do not (see `packed`): the accuracy mode
-    // mixes it into its CRC, so another seed reads as damage and fails open,
-    // and in-place blocks cannot tell (the LevelDB adapter names the seed in
-    // its policy name instead).
+    // another seed; exact-size blocks do not (see `exact_size`): the accuracy
+    // mode mixes it into its CRC, so another seed reads as damage and fails
+    // open, and in-place blocks cannot tell (the LevelDB adapter names the seed
+    // in its policy name instead).
     uint64_t seed = 0;
     // Verify each block's checksum when opening it, so that a damaged
     // filter is detected and fails open. Turn off only if the engine
-    // verifies the block's bytes itself. (In-place blocks, the packed
-    // default, have no checksum of their own: see `packed`.)
+    // verifies the block's bytes itself. (In-place blocks, the exact-size
+    // default, have no checksum of their own: see `exact_size`.)
     bool verify_checksum = true;
-    // Packed blocks (FilterOptions::packed): each block, tag included, takes
-    // what LevelDB's built-in Bloom filter takes for the same keys at
+    // Exact-size blocks (FilterOptions::exact_size): each block, tag included,
+    // takes what LevelDB's built-in Bloom filter takes for the same keys at
     // bits_per_key. For engines that build a filter per data block (the
     // LevelDB adapter always sets it). By default a block is a standard
     // Bloom filter and a one-byte tag (the in-place encoding), and
@@ -63,8 +63,11 @@ class FilterPolicy {
     // no checksum. Its integrity is the engine's block checksum (LevelDB:
     // `paranoid_checks`; docs/FORMAT.md, "Integrity"). The seed is not
     // stored in the block: readers need the same seed.
+    bool exact_size = false;
+    // Deprecated: the old name of exact_size (one release); either one set
+    // makes exact-size blocks.
     bool packed = false;
-    // Packed blocks only: the more accurate of a one-block Bloom filter and
+    // Exact-size blocks only: the more accurate of a one-block Bloom filter and
     // a compressed fingerprint set, with a CRC-16 of its own
     // (FilterOptions::fewer_false_positives). At 7+ bits/key about half the
     // false positives of the default in the same size, and damage is
@@ -144,7 +147,8 @@ class FilterPolicy {
   // block with every key; the LevelDB adapter calls exactly this (inlined).
   //  - An empty block matches nothing: it is an engine's filter for a range
   //    with no keys (LevelDB writes one); this policy never writes one.
-  //  - An in-place block (what a packed policy writes by default) is probed
+  //  - An in-place block (what an exact-size policy writes by default) is
+  //  probed
   //    where it is: no copy, no cache, no checksum.
   //  - Any other block is opened and verified the first time this thread
   //    sees it and kept (Options::probe_cache_bytes; 0: opened and verified
@@ -160,8 +164,8 @@ class FilterPolicy {
   Options options_;
   internal::ProbeCacheConfig cache_;  // from options_
   // Blocks whose last byte is below this are probed in place: 0x10 (the
-  // in-place tags 0x00-0x0F) for a packed policy, 0 for any other, to which
-  // such a block is damage.
+  // in-place tags 0x00-0x0F) for an exact-size policy, 0 for any other, to
+  // which such a block is damage.
   uint8_t in_place_tag_end_;
   std::shared_ptr<const LevelAllocator> allocator_;  // when level_aware
 };

@@ -12,16 +12,16 @@
 // Four encodings share one reader:
 // - in-place: a block of exactly the size a LevelDB filter of the same keys
 //   and bits/key takes: a standard Bloom filter and a one-byte tag, no
-//   checksum (FilterOptions::packed, the default). For the filters LevelDB
+//   checksum (FilterOptions::exact_size, the default). For the filters LevelDB
 //   builds per data block, probed where they lie; the engine's block
 //   checksum protects them. The hash seed is not stored.
-// - packed (format version 3; version 2 still read): the same size, 3-byte
+// - accurate (format version 3; version 2 still read): the same size, 3-byte
 //   trailer with a CRC-16 included, holding a one-block Bloom filter or a
 //   compressed fingerprint set, whichever is more accurate
 //   (FilterOptions::fewer_false_positives). The hash seed is not stored but
 //   mixed into the checksum.
 // - compact (version 1): the bits, then a 3-byte trailer (11 with a seed).
-//   Still read; written for small filters that are not packed.
+//   Still read; written for small filters that are not exact-size.
 // - full: the bits (optionally zstd-compressed), then a 56-byte footer with
 //   every parameter, the key count and a checksum. For per-SSTable filters.
 #ifndef BLOCKBLOOM_FORMAT_H_
@@ -39,15 +39,18 @@
 namespace blockbloom {
 
 enum class Encoding : uint8_t {
-  kAuto,     // packed for packed filters; else compact for uncompressed
-             // filters under 1 KiB, full otherwise
-  kCompact,  // bits + 3-byte trailer (+8 with a non-zero seed); no key count,
-             // no compression; only the shapes the sizing functions give
-  kFull,     // bits or zstd frame + 56-byte footer
-  kPacked,   // bits + 3-byte trailer, seed in the checksum only: packed
-             // filters built with fewer_false_positives only
-  kInPlace,  // bits + 1-byte tag, no checksum, no seed: the other packed
-             // filters only
+  kAuto,      // an exact-size filter's own (accurate or in-place); else
+              // compact for uncompressed filters under 1 KiB, full otherwise
+  kCompact,   // bits + 3-byte trailer (+8 with a non-zero seed); no key
+              // count, no compression; only the shapes the sizing functions
+              // give
+  kFull,      // bits or zstd frame + 56-byte footer
+  kAccurate,  // bits + 3-byte trailer, seed in the checksum only: exact-size
+              // filters built with fewer_false_positives only
+  kInPlace,   // bits + 1-byte tag, no checksum, no seed: the other
+              // exact-size filters only
+  // Deprecated: the old name of kAccurate (one release).
+  kPacked = kAccurate,
 };
 
 enum class Compression : uint8_t {
@@ -87,21 +90,21 @@ absl::StatusOr<std::string> SerializeFilter(const Filter& filter,
                                             const WriteOptions& options = {});
 
 struct ReadOptions {
-  // Verify the checksum (CRC-16 of the compact and packed encodings, 32-bit
+  // Verify the checksum (CRC-16 of the compact and accurate encodings, 32-bit
   // XXH3 of the full one; the in-place encoding has none). Skip it only for
   // bytes the storage engine has verified itself (a block checksum): a
   // flipped bit in unverified bits can turn a stored key into a false
   // negative.
   bool verify_checksum = true;
-  // The hash seed of packed and in-place filters, which do not store it
-  // (packed blocks mix it into their checksum, so a wrong seed reads as a
+  // The hash seed of accurate and in-place filters, which do not store it
+  // (accurate blocks mix it into their checksum, so a wrong seed reads as a
   // checksum mismatch; in-place blocks cannot tell, and a wrong seed gives
   // false negatives). The other encodings store theirs and ignore this.
   uint64_t seed = 0;
-  // Also read in-place blocks (FilterOptions::packed without
+  // Also read in-place blocks (FilterOptions::exact_size without
   // fewer_false_positives), which have no checksum: only for bytes whose
   // integrity the storage engine guarantees (a block checksum), as the
-  // packed FilterPolicy does. Otherwise an in-place tag reads as DataLoss,
+  // exact-size FilterPolicy does. Otherwise an in-place tag reads as DataLoss,
   // so that a damaged block of another encoding (truncated to a byte that
   // looks like an in-place tag) is never taken for an unchecked filter.
   bool allow_in_place = false;
@@ -146,12 +149,15 @@ struct FilterInfo {
   Encoding encoding = Encoding::kAuto;
   int major_version = 0;
   int minor_version = 0;
-  Layout layout = Layout::kBlocked;
-  FilterShape shape;     // see Filter::shape() for packed layouts
-  int set_low_bits = 0;  // Layout::kSet: bits of each fingerprint's low part
+  FilterKind kind = FilterKind::kBlocked;
+  // Deprecated: the old name of kind (one release), set to the same value.
+  FilterKind layout = FilterKind::kBlocked;
+  FilterShape shape;  // see Filter::shape() for exact-size kinds
+  int set_low_bits =
+      0;  // FilterKind::kSet: bits of each fingerprint's low part
   uint64_t seed = 0;
-  bool num_keys_known = false;  // compact, packed-spread and in-place do
-                                // not store it
+  bool num_keys_known = false;  // compact, accurate kSpread and in-place
+                                // do not store it
   uint64_t num_keys = 0;
   Compression compression = Compression::kNone;
   uint64_t bits_bytes = 0;      // uncompressed

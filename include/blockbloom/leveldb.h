@@ -17,7 +17,7 @@
 //    built-in at every bits/key, and faster probes. No checksum of its own:
 //    damage is LevelDB's to catch (its CRC32C of the filter block, with
 //    options.paranoid_checks), as for its built-in filter.
-//  - FilterPolicy::Options::fewer_false_positives: the packed encoding, the
+//  - FilterPolicy::Options::fewer_false_positives: the accurate encoding, the
 //    more accurate of a one-block Bloom filter and a compressed fingerprint
 //    set (the set wins from ~7 bits/key: about half the false positives at
 //    10), with a CRC-16 of its own. KeyMayMatch verifies a filter the first
@@ -58,7 +58,7 @@ const leveldb::FilterPolicy* NewLevelDBFilterPolicy(double bits_per_key);
 
 // The same with every option (seed, fewer_false_positives, checksum
 // verification and cache budget of the accuracy mode); InvalidArgument for
-// invalid options. `packed` is always set.
+// invalid options. `exact_size` is always set.
 absl::StatusOr<std::unique_ptr<const leveldb::FilterPolicy>>
 NewLevelDBFilterPolicy(const FilterPolicy::Options& options);
 

@@ -31,8 +31,12 @@ int DefaultProbes(double bits_per_key) {
 
 }  // namespace
 
-FilterBuilder::FilterBuilder(const FilterOptions& options)
-    : options_(options) {}
+// The deprecated `packed` is folded into exact_size: the rest of the builder
+// reads exact_size only.
+FilterBuilder::FilterBuilder(const FilterOptions& options) : options_(options) {
+  options_.exact_size = options.exact_size || options.packed;
+  options_.packed = options_.exact_size;
+}
 
 // The cursor points into memory the moved-to builder now owns: the source
 // must not keep it.
@@ -65,9 +69,10 @@ FilterBuilder::~FilterBuilder() = default;
 absl::StatusOr<FilterBuilder> FilterBuilder::Create(
     const FilterOptions& options) {
   FilterBuilder builder(options);
-  if (options.packed && options.shape.num_blocks != 0) {
+  const bool exact_size = options.exact_size || options.packed;
+  if (exact_size && options.shape.num_blocks != 0) {
     return absl::InvalidArgumentError(
-        "a packed filter is sized by bits_per_key, not a fixed shape");
+        "an exact-size filter is sized by bits_per_key, not a fixed shape");
   }
   if (options.shape.num_blocks != 0) {
     if (absl::Status s = ValidateShape(options.shape); !s.ok()) return s;
@@ -77,9 +82,9 @@ absl::StatusOr<FilterBuilder> FilterBuilder::Create(
     builder.fixed_bits_ = *std::move(bits);
     return builder;
   }
-  if (options.packed && options.fp_rate != 0) {
+  if (exact_size && options.fp_rate != 0) {
     return absl::InvalidArgumentError(
-        "a packed filter is sized by bits_per_key, not fp_rate");
+        "an exact-size filter is sized by bits_per_key, not fp_rate");
   }
   if (options.fp_rate != 0) {
     if (!(options.fp_rate > 0 && options.fp_rate < 1)) {
@@ -174,9 +179,9 @@ absl::StatusOr<Filter> FilterBuilder::Finish() {
                   num_keys, internal::KernelsFor(options_.shape.lane_bits));
   }
   std::unique_ptr<internal::HashChunks> hashes = std::move(hashes_);
-  if (options_.packed) {
-    // A packed filter sorts its hashes (the fingerprint set) or inserts
-    // them in any order: one array. (Packed filters are LevelDB's per-block
+  if (options_.exact_size) {
+    // An exact-size filter sorts its hashes (the fingerprint set) or inserts
+    // them in any order: one array. (Exact-size filters are LevelDB's per-block
     // ones, a few hundred keys at most in practice.)
     std::vector<uint64_t> all;
     all.reserve(num_keys);
@@ -186,15 +191,15 @@ absl::StatusOr<Filter> FilterBuilder::Finish() {
       });
     }
     const uint64_t block_bytes =
-        internal::PackedBlockBytes(num_keys, options_.bits_per_key);
+        internal::ExactSizeBytes(num_keys, options_.bits_per_key);
     const int empty_k = DefaultProbes(options_.bits_per_key);
     if (!options_.fewer_false_positives) {
       return internal::BuildInPlaceFilter(
           all, block_bytes - internal::kInPlaceTrailerBytes, options_.seed,
           empty_k);
     }
-    return internal::BuildPackedFilter(
-        &all, block_bytes - internal::kPackedTrailerBytes, options_.seed,
+    return internal::BuildAccurateFilter(
+        &all, block_bytes - internal::kAccurateTrailerBytes, options_.seed,
         empty_k);
   }
   absl::StatusOr<FilterShape> shape = ShapeForKeys(num_keys);

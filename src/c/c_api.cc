@@ -286,8 +286,12 @@ void blockbloom_options_set_compact_small_filters(blockbloom_options_t* o,
                                                   unsigned char v) {
   o->rep.compact_small_filters = v != 0;
 }
+void blockbloom_options_set_exact_size(blockbloom_options_t* o,
+                                       unsigned char v) {
+  o->rep.exact_size = v != 0;
+}
 void blockbloom_options_set_packed(blockbloom_options_t* o, unsigned char v) {
-  o->rep.packed = v != 0;
+  blockbloom_options_set_exact_size(o, v);
 }
 void blockbloom_options_set_fewer_false_positives(blockbloom_options_t* o,
                                                   unsigned char v) {
@@ -411,8 +415,11 @@ uint64_t blockbloom_filter_num_keys(const blockbloom_filter_t* f) {
 blockbloom_shape_t blockbloom_filter_shape(const blockbloom_filter_t* f) {
   return FromShape(f->rep.shape());
 }
+int blockbloom_filter_kind(const blockbloom_filter_t* f) {
+  return static_cast<int>(f->rep.kind());
+}
 int blockbloom_filter_layout(const blockbloom_filter_t* f) {
-  return static_cast<int>(f->rep.layout());
+  return blockbloom_filter_kind(f);
 }
 uint64_t blockbloom_filter_size_bytes(const blockbloom_filter_t* f) {
   return f->rep.bits().size();

@@ -56,12 +56,12 @@ Filter::Filter(std::unique_ptr<internal::AlignedBuffer> owned,
   probe_key_ = kernels_->probe_key;
 }
 
-Filter::Filter(std::unique_ptr<internal::AlignedBuffer> owned, Layout layout,
+Filter::Filter(std::unique_ptr<internal::AlignedBuffer> owned, FilterKind kind,
                const internal::FilterRef& ref, const FilterShape& shape,
                uint64_t size_bytes, uint64_t num_keys,
                const internal::Kernels* kernels)
     : owned_(std::move(owned)),
-      layout_(layout),
+      kind_(kind),
       shape_(shape),
       size_bytes_(size_bytes),
       num_keys_(num_keys),
@@ -115,16 +115,16 @@ int Filter::set_low_bits() const {
 
 double Filter::EstimatedFpRate() const {
   if (is_match_all()) return 1.0;
-  switch (layout_) {
-    case Layout::kBlocked:
+  switch (kind_) {
+    case FilterKind::kBlocked:
       break;
-    case Layout::kSpread:
+    case FilterKind::kSpread:
       return internal::OneBlockFpRate(num_keys_, ref_.num_bits,
                                       shape_.num_probes);
-    case Layout::kSet:
+    case FilterKind::kSet:
       return std::min(1.0, static_cast<double>(num_keys_) /
                                static_cast<double>(ref_.set->universe));
-    case Layout::kStandard:
+    case FilterKind::kStandard:
       return internal::StandardFpRate(num_keys_, ref_.num_bits,
                                       shape_.num_probes);
   }

@@ -17,11 +17,11 @@
 namespace blockbloom::internal {
 
 struct FilterAccess {
-  static Filter Make(std::unique_ptr<AlignedBuffer> owned, Layout layout,
+  static Filter Make(std::unique_ptr<AlignedBuffer> owned, FilterKind kind,
                      const FilterRef& ref, const FilterShape& shape,
                      uint64_t size_bytes, uint64_t num_keys,
                      const Kernels* kernels) {
-    return Filter(std::move(owned), layout, ref, shape, size_bytes, num_keys,
+    return Filter(std::move(owned), kind, ref, shape, size_bytes, num_keys,
                   kernels);
   }
   static void SetOwnsBits(Filter* filter, bool owns) {

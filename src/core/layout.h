@@ -71,19 +71,19 @@
 //
 // One-block filters of any number of bits ("spread lanes")
 // --------------------------------------------------------
-// The packed encoding (docs/FORMAT.md) sizes a filter to the byte, so its m
+// The accurate encoding (docs/FORMAT.md) sizes a filter to the byte, so its m
 // bits need not be a multiple of 16: lane L is bits [start(L), start(L+1))
 // with start(L) = floor(L * m / 16), so lanes are floor(m/16) or
 // ceil(m/16) bits wide, and the bit in lane L is the same multiply-shift
 // with that lane's width. When 16 divides m this IS the small-filter layout
 // above (start(L) = L * w), which is why one SIMD kernel
-// (src/core/probe_small.cc, a gather of the k words) serves both. The packed
+// (src/core/probe_small.cc, a gather of the k words) serves both. The accurate
 // encoding's spread lanes differ in one term: each lane's mix is lo *
 // kLaneSalt[L] + (h >> 32). A one-block filter has no block index to spend the
 // high half of the hash on, and without it a key's whole pattern would be a
 // function of lo: two keys with equal low halves would match, a false-positive
 // floor of n / 2^32 (2.3e-5 for a 100,000-key filter, 30x what 30 bits/key
-// buy). Lanes may be wider than 512 bits here: the packed encoding uses one
+// buy). Lanes may be wider than 512 bits here: the accurate encoding uses one
 // block for filters of any size (LevelDB probes each of its filters as a whole;
 // a 100,000-key filter of 125 KB is still one block of 16 lanes, i.e. a
 // partitioned Bloom filter).
@@ -257,7 +257,7 @@ inline constexpr uint32_t SpreadLaneStart(uint32_t num_bits, uint32_t lane) {
 // `num_bits` bits with spread lanes, as an index into the filter's bits:
 // the lane's start plus a multiply-shift range reduction of the lane's mix
 // into its width. `high` is the hash's high 32 bits where the layout mixes
-// them in (the packed and in-place encodings), 0 where it does not. The
+// them in (the accurate and in-place encodings), 0 where it does not. The
 // lane's start and end are SpreadLaneStart's, computed as floor(L * m / 16)
 // in 64 bits: one multiply for both (the in-place probe's hot loop).
 inline constexpr uint32_t SpreadBit(uint32_t num_bits, uint32_t lo,
@@ -272,7 +272,7 @@ inline constexpr uint32_t SpreadBit(uint32_t num_bits, uint32_t lo,
 
 // The sizes a one-block filter with spread lanes may have, in bytes: at
 // least 2 (16 bits, one for every lane), at most 2^28 (bit positions stay
-// below 2^31: the SIMD kernels hold them in 32-bit lanes). The packed and
+// below 2^31: the SIMD kernels hold them in 32-bit lanes). The accurate and
 // in-place encodings, which hold such filters, take these bounds.
 inline constexpr uint64_t kSpreadMinBytes = 2;
 inline constexpr uint64_t kSpreadMaxBytes = uint64_t{1} << 28;

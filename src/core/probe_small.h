@@ -1,5 +1,5 @@
 // Kernels for filters that are not blocks of 32-bit lanes: one-block
-// filters with spread lanes (the small-filter layout and the packed kSpread
+// filters with spread lanes (the small-filter layout and the accurate kSpread
 // layout; SIMD, src/core/probe_small.cc) and blocked filters of other lane
 // widths (the scalar reference). The kernels of fingerprint sets and
 // standard Bloom filters are in src/exact_size/kernels.h.

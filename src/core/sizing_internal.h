@@ -1,4 +1,4 @@
-// Rates of layouts that only the packed encoding builds
+// Rates of layouts that only the accurate encoding builds
 // (src/exact_size/exact_size.cc): the sizing math of src/core/sizing.cc applied
 // to them.
 #ifndef BLOCKBLOOM_SRC_CORE_SIZING_INTERNAL_H_

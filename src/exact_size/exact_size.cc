@@ -25,7 +25,7 @@ Filter SpreadFilter(std::unique_ptr<AlignedBuffer> owned, const uint8_t* bits,
   FilterRef ref = {bits, 1, LaneSetsFor(k), seed, 0};
   SpreadLanes(static_cast<uint32_t>(8 * payload_bytes), &ref);
   ref.mix_high = true;
-  return FilterAccess::Make(std::move(owned), Layout::kSpread, ref,
+  return FilterAccess::Make(std::move(owned), FilterKind::kSpread, ref,
                             FilterShape{1, k, 0}, payload_bytes, num_keys,
                             SpreadKernels(payload_bytes));
 }
@@ -51,7 +51,7 @@ absl::StatusOr<Filter> SetFilter(absl::Span<const uint8_t> payload,
   }
   FilterRef ref = {bits, 1, LaneSetsFor(1), seed, 0};
   ref.set = index;
-  Filter filter = FilterAccess::Make(*std::move(storage), Layout::kSet, ref,
+  Filter filter = FilterAccess::Make(*std::move(storage), FilterKind::kSet, ref,
                                      FilterShape{1, 0, 0}, payload.size(),
                                      params.count, SetKernels(params.low_bits));
   FilterAccess::SetOwnsBits(&filter, copy_payload);
@@ -60,45 +60,45 @@ absl::StatusOr<Filter> SetFilter(absl::Span<const uint8_t> payload,
 
 }  // namespace
 
-uint64_t PackedBlockBytes(uint64_t num_keys, double bits_per_key) {
+uint64_t ExactSizeBytes(uint64_t num_keys, double bits_per_key) {
   const long double bits = std::max<long double>(
       64, std::ceil(static_cast<long double>(num_keys) * bits_per_key));
   return static_cast<uint64_t>(std::ceil(bits / 8)) + 1;
 }
 
-PackedChoice ChoosePackedLayout(uint64_t num_keys, uint64_t payload_bits,
-                                int empty_k) {
-  if (num_keys == 0) return {Layout::kSpread, empty_k, 0};
+AccurateChoice ChooseAccurateKind(uint64_t num_keys, uint64_t payload_bits,
+                                  int empty_k) {
+  if (num_keys == 0) return {FilterKind::kSpread, empty_k, 0};
   double spread_rate;
   const int k = OneBlockBestK(num_keys, payload_bits, &spread_rate);
   int low_bits;
   const double set_rate = BestSetLowBits(num_keys, payload_bits, &low_bits);
-  if (set_rate < spread_rate) return {Layout::kSet, low_bits, set_rate};
-  return {Layout::kSpread, k, spread_rate};
+  if (set_rate < spread_rate) return {FilterKind::kSet, low_bits, set_rate};
+  return {FilterKind::kSpread, k, spread_rate};
 }
 
-absl::StatusOr<Filter> BuildPackedFilter(std::vector<uint64_t>* hashes,
-                                         uint64_t payload_bytes, uint64_t seed,
-                                         int empty_k) {
-  if (payload_bytes < kPackedMinPayloadBytes ||
-      payload_bytes > kPackedMaxPayloadBytes) {
+absl::StatusOr<Filter> BuildAccurateFilter(std::vector<uint64_t>* hashes,
+                                           uint64_t payload_bytes,
+                                           uint64_t seed, int empty_k) {
+  if (payload_bytes < kAccurateMinPayloadBytes ||
+      payload_bytes > kAccurateMaxPayloadBytes) {
     return absl::OutOfRangeError(
-        absl::StrCat("a packed filter holds ", kPackedMinPayloadBytes, " to ",
-                     kPackedMaxPayloadBytes, " bytes of bits; ", hashes->size(),
-                     " keys would need ", payload_bytes));
+        absl::StrCat("an exact-size filter holds ", kAccurateMinPayloadBytes,
+                     " to ", kAccurateMaxPayloadBytes, " bytes of bits; ",
+                     hashes->size(), " keys would need ", payload_bytes));
   }
   const uint64_t num_keys = hashes->size();
-  PackedChoice choice =
-      ChoosePackedLayout(num_keys, 8 * payload_bytes, empty_k);
-  if (choice.layout == Layout::kSet &&
+  AccurateChoice choice =
+      ChooseAccurateKind(num_keys, 8 * payload_bytes, empty_k);
+  if (choice.kind == FilterKind::kSet &&
       !SetFits(hashes, 8 * payload_bytes, choice.param)) {
     // Never for a set chosen on its merits (see kMaxGroupEntries); if the
     // hashes are that skewed, the Bloom filter takes them.
     double rate;
-    choice = {Layout::kSpread,
+    choice = {FilterKind::kSpread,
               OneBlockBestK(num_keys, 8 * payload_bytes, &rate), rate};
   }
-  if (choice.layout == Layout::kSet) {
+  if (choice.kind == FilterKind::kSet) {
     std::vector<uint8_t> payload(payload_bytes, 0);
     EncodeSet(hashes, 8 * payload_bytes, choice.param, payload.data());
     SetParams params;
@@ -151,7 +151,7 @@ absl::StatusOr<Filter> BuildInPlaceFilter(const std::vector<uint64_t>& hashes,
   uint8_t* data = (*bits)->data();
   const FilterRef ref = StandardRef(data, payload_bytes, k, seed);
   for (uint64_t h : hashes) ReferenceInsert(ref, data, h);
-  return FilterAccess::Make(*std::move(bits), Layout::kStandard, ref,
+  return FilterAccess::Make(*std::move(bits), FilterKind::kStandard, ref,
                             FilterShape{1, k, 0}, payload_bytes, hashes.size(),
                             StandardKernels());
 }
@@ -159,16 +159,16 @@ absl::StatusOr<Filter> BuildInPlaceFilter(const std::vector<uint64_t>& hashes,
 Filter OpenInPlaceFilter(absl::Span<const uint8_t> payload, int k,
                          uint64_t seed) {
   return FilterAccess::Make(
-      nullptr, Layout::kStandard,
+      nullptr, FilterKind::kStandard,
       StandardRef(payload.data(), payload.size(), k, seed),
       FilterShape{1, k, 0}, payload.size(), 0, StandardKernels());
 }
 
-absl::StatusOr<Filter> OpenPackedFilter(absl::Span<const uint8_t> payload,
-                                        Layout layout, int param, uint64_t seed,
-                                        const SetParams* set,
-                                        bool copy_payload) {
-  if (layout == Layout::kSpread) {
+absl::StatusOr<Filter> OpenAccurateFilter(absl::Span<const uint8_t> payload,
+                                          FilterKind kind, int param,
+                                          uint64_t seed, const SetParams* set,
+                                          bool copy_payload) {
+  if (kind == FilterKind::kSpread) {
     if (!copy_payload) {
       return SpreadFilter(nullptr, payload.data(), payload.size(), param, seed,
                           0);
@@ -184,7 +184,7 @@ absl::StatusOr<Filter> OpenPackedFilter(absl::Span<const uint8_t> payload,
   SetParams params;
   if (!ParseSet(payload.data(), 8 * payload.size(), param, &params)) {
     return absl::DataLossError(absl::StrCat(
-        "blockbloom filter: the packed set's ", payload.size(),
+        "blockbloom filter: the fingerprint set's ", payload.size(),
         " bytes are not a set of ", param, "-bit fingerprint lows"));
   }
   return SetFilter(payload, params, seed, copy_payload);

@@ -1,6 +1,6 @@
-// A compressed fingerprint set: the packed encoding's other layout, used
+// A compressed fingerprint set: the accurate encoding's other layout, used
 // where it is more accurate than any Bloom filter of the same size (from
-// about 7 bits/key up; docs/FORMAT.md, "Packed encoding").
+// about 7 bits/key up; docs/FORMAT.md, "Accurate encoding").
 //
 // Why a second layout
 // -------------------
@@ -14,7 +14,7 @@
 // argument for Golomb-coded sets; Elias-Fano keeps the probe O(1): one
 // bucket, located with a small index, holding about one fingerprint.
 //
-// Layout (m = payload bits, l = low bits per entry, from the tag)
+// FilterKind (m = payload bits, l = low bits per entry, from the tag)
 // ---------------------------------------------------------------
 // n entries x_0 <= x_1 <= ... <= x_{n-1} in [0, U), U = H << l:
 //   bits [0, n*l)       the low l bits of x_0, x_1, ... (entry j at bit j*l,

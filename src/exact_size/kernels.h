@@ -1,6 +1,6 @@
 // Kernels (src/core/probe.h) of the per-data-block layouts that are not
-// spread lanes: compressed fingerprint sets (Layout::kSet) and standard
-// Bloom filters (Layout::kStandard, the in-place encoding). Scalar: neither
+// spread lanes: compressed fingerprint sets (FilterKind::kSet) and standard
+// Bloom filters (FilterKind::kStandard, the in-place encoding). Scalar: neither
 // probe has anything to vectorize.
 #ifndef BLOCKBLOOM_SRC_EXACT_SIZE_KERNELS_H_
 #define BLOCKBLOOM_SRC_EXACT_SIZE_KERNELS_H_

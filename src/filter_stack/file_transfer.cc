@@ -124,10 +124,10 @@ absl::StatusOr<FilterStack> FileLoad::Finish() const {
     return absl::InvalidArgumentError(
         "a match-all filter (no bits) cannot be loaded");
   }
-  if (filter->layout() != Layout::kBlocked) {
+  if (filter->kind() != FilterKind::kBlocked) {
     return absl::UnimplementedError(
         "BB.LOAD reads the full and compact encodings that `blockbloom "
-        "build` writes; this is a packed (LevelDB) filter block");
+        "build` writes; this is an exact-size (LevelDB) filter block");
   }
   const FilterShape& shape = filter->shape();
   uint64_t keys = filter->num_keys();

@@ -1,4 +1,4 @@
-// The packed encoding (format versions 2 and 3): one-block spread filters
+// The accurate encoding (format versions 2 and 3): one-block spread filters
 // and fingerprint sets of LevelDB's byte budget (src/exact_size/exact_size.h) |
 // crc16 | tag. The CRC covers the seed, which the block does not hold.
 #include <cstdint>
@@ -13,19 +13,20 @@
 namespace blockbloom::internal::format {
 namespace {
 
-// The packed checksum covers the payload, then the 8 bytes of the seed
-// (which the block does not hold: a reader with another seed sees a
+// The accurate encoding's checksum covers the payload, then the 8 bytes of the
+// seed (which the block does not hold: a reader with another seed sees a
 // mismatch instead of misreading every key), then the tag.
-uint16_t PackedChecksum(absl::Span<const uint8_t> block, uint64_t seed) {
+uint16_t AccurateChecksum(absl::Span<const uint8_t> block, uint64_t seed) {
   const size_t n = block.size();
   uint8_t seed_bytes[8];
   Put<uint64_t>(seed_bytes, seed);
-  uint16_t crc = Crc16(0xFFFF, block.data(), n - internal::kPackedTrailerBytes);
+  uint16_t crc =
+      Crc16(0xFFFF, block.data(), n - internal::kAccurateTrailerBytes);
   crc = Crc16(crc, seed_bytes, sizeof(seed_bytes));
   return Crc16(crc, block.data() + n - 1, 1);
 }
 
-// Version 3 of the packed encoding stores the payload's first 8 bytes XORed
+// Version 3 of the accurate encoding stores the payload's first 8 bytes XORed
 // with a 64-bit hash of the rest of it (and the seed). Why: LevelDB's probes
 // go through a per-thread cache of verified blocks (src/policy/probe_cache.h)
 // that recognizes a block by its length and its first and last 8 bytes, the
@@ -37,7 +38,7 @@ uint16_t PackedChecksum(absl::Span<const uint8_t> block, uint64_t seed) {
 // of the budget. Payloads of 8 bytes or less are left as they are: the key's
 // 16 bytes cover the whole block already. Its own inverse (whiten a stored
 // payload to restore it).
-void WhitenPacked(uint8_t* payload, size_t payload_bytes, uint64_t seed) {
+void WhitenAccurate(uint8_t* payload, size_t payload_bytes, uint64_t seed) {
   if (payload_bytes <= 8) return;
   const uint64_t rest =
       XXH3_64bits_withSeed(payload + 8, payload_bytes - 8, seed);
@@ -46,28 +47,30 @@ void WhitenPacked(uint8_t* payload, size_t payload_bytes, uint64_t seed) {
 
 }  // namespace
 
-absl::StatusOr<Parsed> ParsePacked(absl::Span<const uint8_t> block,
-                                   const ReadOptions& options) {
+absl::StatusOr<Parsed> ParseAccurate(absl::Span<const uint8_t> block,
+                                     const ReadOptions& options) {
   const size_t n = block.size();
   const uint8_t tag = block[n - 1];
-  const uint64_t payload_bytes =
-      n < internal::kPackedTrailerBytes ? 0 : n - internal::kPackedTrailerBytes;
-  if (payload_bytes < internal::kPackedMinPayloadBytes) {
+  const uint64_t payload_bytes = n < internal::kAccurateTrailerBytes
+                                     ? 0
+                                     : n - internal::kAccurateTrailerBytes;
+  if (payload_bytes < internal::kAccurateMinPayloadBytes) {
     return Corrupt(absl::StrCat(
-        "truncated: ", n, " bytes, a packed filter has at least ",
-        internal::kPackedMinPayloadBytes + internal::kPackedTrailerBytes));
+        "truncated: ", n, " bytes, an exact-size filter has at least ",
+        internal::kAccurateMinPayloadBytes + internal::kAccurateTrailerBytes));
   }
-  if (payload_bytes > internal::kPackedMaxPayloadBytes) {
-    return Corrupt(absl::StrCat("inconsistent sizes: ", payload_bytes,
-                                " bytes of bits, a packed filter has at most ",
-                                internal::kPackedMaxPayloadBytes));
+  if (payload_bytes > internal::kAccurateMaxPayloadBytes) {
+    return Corrupt(
+        absl::StrCat("inconsistent sizes: ", payload_bytes,
+                     " bytes of bits, an exact-size filter has at most ",
+                     internal::kAccurateMaxPayloadBytes));
   }
   if (options.verify_checksum) {
     const uint16_t stored = Get<uint16_t>(block.data() + n - 3);
-    const uint16_t crc = PackedChecksum(block, options.seed);
+    const uint16_t crc = AccurateChecksum(block, options.seed);
     if (crc != stored) {
       return Corrupt(absl::StrFormat(
-          "checksum mismatch (packed encoding): stored 0x%04x, computed "
+          "checksum mismatch (accurate encoding): stored 0x%04x, computed "
           "0x%04x with seed %d (damaged, or written with another seed)",
           stored, crc, options.seed));
     }
@@ -75,32 +78,33 @@ absl::StatusOr<Parsed> ParsePacked(absl::Span<const uint8_t> block,
   const bool v3 = tag < kFullTag;
   Parsed p;
   FilterInfo& info = p.info;
-  info.encoding = Encoding::kPacked;
-  info.major_version = v3 ? kPackedVersion : kPackedVersion2;
+  info.encoding = Encoding::kAccurate;
+  info.major_version = v3 ? kAccurateVersion : kAccurateVersion2;
   info.minor_version = 0;
   info.seed = options.seed;
   info.compression = Compression::kNone;
   info.bits_bytes = info.payload_bytes = payload_bytes;
-  info.overhead_bytes = internal::kPackedTrailerBytes;
+  info.overhead_bytes = internal::kAccurateTrailerBytes;
   info.total_bytes = n;
   p.payload = block.subspan(0, payload_bytes);
   if (v3 && payload_bytes > 8) {
     p.restored.assign(p.payload.begin(), p.payload.end());
-    WhitenPacked(p.restored.data(), p.restored.size(), options.seed);
+    WhitenAccurate(p.restored.data(), p.restored.size(), options.seed);
     p.payload = absl::MakeConstSpan(p.restored);
   }
-  if ((tag & 0xF0) == kPackedSpreadTag || (tag & 0xF0) == kPacked3SpreadTag) {
-    info.layout = Layout::kSpread;
+  if ((tag & 0xF0) == kAccurateSpreadTag ||
+      (tag & 0xF0) == kAccurate3SpreadTag) {
+    info.kind = FilterKind::kSpread;
     info.shape = {1, (tag & 0x0F) + 1, 0};
     return p;
   }
-  info.layout = Layout::kSet;
+  info.kind = FilterKind::kSet;
   info.shape = {1, 0, 0};
   info.set_low_bits = tag & 0x0F;
   internal::SetParams& params = p.set;
   if (!internal::ParseSet(p.payload.data(), 8 * payload_bytes,
                           info.set_low_bits, &params)) {
-    return Corrupt(absl::StrCat("inconsistent sizes: the packed set's ",
+    return Corrupt(absl::StrCat("inconsistent sizes: the fingerprint set's ",
                                 payload_bytes, " bytes are not a set of ",
                                 info.set_low_bits, "-bit lows"));
   }
@@ -109,20 +113,20 @@ absl::StatusOr<Parsed> ParsePacked(absl::Span<const uint8_t> block,
   return p;
 }
 
-void AppendPacked(const Filter& filter, std::string* dst) {
+void AppendAccurate(const Filter& filter, std::string* dst) {
   const absl::Span<const uint8_t> bits = filter.bits();
   const size_t start = dst->size();
   dst->append(reinterpret_cast<const char*>(bits.data()), bits.size());
   const uint8_t tag =
-      filter.layout() == Layout::kSet
-          ? static_cast<uint8_t>(kPacked3SetTag + filter.set_low_bits())
-          : static_cast<uint8_t>(kPacked3SpreadTag + filter.num_probes() - 1);
+      filter.kind() == FilterKind::kSet
+          ? static_cast<uint8_t>(kAccurate3SetTag + filter.set_low_bits())
+          : static_cast<uint8_t>(kAccurate3SpreadTag + filter.num_probes() - 1);
   const char trailer[3] = {0, 0, static_cast<char>(tag)};
   dst->append(trailer, sizeof(trailer));
   uint8_t* block = reinterpret_cast<uint8_t*>(dst->data()) + start;
   const size_t n = dst->size() - start;
-  WhitenPacked(block, bits.size(), filter.seed());
-  Put<uint16_t>(block + n - 3, PackedChecksum({block, n}, filter.seed()));
+  WhitenAccurate(block, bits.size(), filter.seed());
+  Put<uint16_t>(block + n - 3, AccurateChecksum({block, n}, filter.seed()));
 }
 
 }  // namespace blockbloom::internal::format

@@ -11,7 +11,7 @@ namespace {
 // Slicing-by-8 tables: kTables[j][b] is the CRC register after byte b
 // followed by j zero bytes, so 8 bytes fold in with 8 independent lookups
 // instead of a chain of 8: several times faster than a byte at a time on a
-// filter block of ~150 bytes, which an uncached packed probe checks.
+// filter block of ~150 bytes, which an uncached accurate probe checks.
 using Tables = std::array<std::array<uint16_t, 256>, 8>;
 constexpr Tables MakeTables() {
   Tables t{};

@@ -1,5 +1,5 @@
 // CRC-16 with the polynomial 0x1021 (CCITT), unreflected, no final xor: the
-// checksum of the compact and packed filter encodings (CRC-16/CCITT-FALSE,
+// checksum of the compact and exact-size filter encodings (CRC-16/CCITT-FALSE,
 // initial value 0xFFFF; docs/FORMAT.md) and, with initial value 0, Redis
 // Cluster's key-slot hash (CRC-16/XMODEM; src/redis_client/router.cc). One
 // implementation for both.

@@ -1,6 +1,6 @@
 // The filter file format's encodings (docs/FORMAT.md is the spec; these
 // files are its reference implementation), one per file: compact.cc,
-// full.cc, packed_encoding.cc, in_place_encoding.cc; format.cc reads the tag
+// full.cc, accurate_encoding.cc, in_place_encoding.cc; format.cc reads the tag
 // and dispatches. Every integer is little-endian. The last byte of every
 // blockbloom filter block is a tag that says what the block holds before
 // anything else is read:
@@ -9,13 +9,13 @@
 //   0xC0 + (k - 1)            compact, seed 0:  bits | crc16 | tag
 //   0xD0 + (k - 1)            compact, seeded:  bits | seed u64 | crc16 | tag
 //   0x00 + (k - 1)            in-place:         bits | tag          (no crc)
-//   0x90 + l, l <= 14         packed, set:      set* | crc16 | tag  (v3)
+//   0x90 + l, l <= 14         accurate, set:      set* | crc16 | tag  (v3)
 //   0x9F                      reserved for a later encoding
-//   0xA0 + (k - 1)            packed, spread:   bits* | crc16 | tag (v3)
-//   0xE0 + (k - 1)            packed, spread:   bits | crc16 | tag  (v2)
-//   0xF0 + l, l <= 14         packed, set:      set | crc16 | tag  (v2)
+//   0xA0 + (k - 1)            accurate, spread:   bits* | crc16 | tag (v3)
+//   0xE0 + (k - 1)            accurate, spread:   bits | crc16 | tag  (v2)
+//   0xF0 + l, l <= 14         accurate, set:      set | crc16 | tag  (v2)
 //   0xFF                      reserved for a later encoding
-// (*: the first 8 bytes whitened, see WhitenPacked.)
+// (*: the first 8 bytes whitened, see WhitenAccurate.)
 #ifndef BLOCKBLOOM_SRC_FORMAT_ENCODING_H_
 #define BLOCKBLOOM_SRC_FORMAT_ENCODING_H_
 
@@ -38,17 +38,17 @@
 namespace blockbloom::internal::format {
 
 inline constexpr int kMajorVersion = 1;
-inline constexpr uint8_t kFullTag = 0xB0;           // + major - 1
-inline constexpr uint8_t kCompactTag = 0xC0;        // + k - 1
-inline constexpr uint8_t kCompactSeededTag = 0xD0;  // + k - 1
-inline constexpr uint8_t kPackedSpreadTag = 0xE0;   // + k - 1 (v2)
-inline constexpr uint8_t kPackedSetTag = 0xF0;      // + l (v2)
-inline constexpr uint8_t kReservedTag = 0xFF;       // a later encoding
-inline constexpr uint8_t kPacked3SetTag = 0x90;     // + l
-inline constexpr uint8_t kPacked3ReservedTag = 0x9F;
-inline constexpr uint8_t kPacked3SpreadTag = 0xA0;  // + k - 1
-inline constexpr int kPackedVersion = 3;
-inline constexpr int kPackedVersion2 = 2;
+inline constexpr uint8_t kFullTag = 0xB0;            // + major - 1
+inline constexpr uint8_t kCompactTag = 0xC0;         // + k - 1
+inline constexpr uint8_t kCompactSeededTag = 0xD0;   // + k - 1
+inline constexpr uint8_t kAccurateSpreadTag = 0xE0;  // + k - 1 (v2)
+inline constexpr uint8_t kAccurateSetTag = 0xF0;     // + l (v2)
+inline constexpr uint8_t kReservedTag = 0xFF;        // a later encoding
+inline constexpr uint8_t kAccurate3SetTag = 0x90;    // + l
+inline constexpr uint8_t kAccurate3ReservedTag = 0x9F;
+inline constexpr uint8_t kAccurate3SpreadTag = 0xA0;  // + k - 1
+inline constexpr int kAccurateVersion = 3;
+inline constexpr int kAccurateVersion2 = 2;
 
 template <typename T>
 void Put(uint8_t* p, T v) {
@@ -68,8 +68,8 @@ absl::Status Corrupt(const std::string& what);
 struct Parsed {
   FilterInfo info;
   absl::Span<const uint8_t> payload;
-  SetParams set;  // a packed set's geometry (layout kSet)
-  // A v3 packed payload with its first 8 bytes restored (payload points
+  SetParams set;  // a fingerprint set's geometry (layout kSet)
+  // A v3 accurate payload with its first 8 bytes restored (payload points
   // here then; empty otherwise).
   std::vector<uint8_t> restored;
 };
@@ -100,8 +100,8 @@ void SetFullChecksum(uint32_t checksum, uint8_t* footer);
 
 absl::StatusOr<Parsed> ParseFull(absl::Span<const uint8_t> block,
                                  const ReadOptions& options);
-absl::StatusOr<Parsed> ParsePacked(absl::Span<const uint8_t> block,
-                                   const ReadOptions& options);
+absl::StatusOr<Parsed> ParseAccurate(absl::Span<const uint8_t> block,
+                                     const ReadOptions& options);
 absl::StatusOr<Parsed> ParseInPlace(absl::Span<const uint8_t> block,
                                     const ReadOptions& options);
 
@@ -110,7 +110,7 @@ absl::StatusOr<Parsed> ParseInPlace(absl::Span<const uint8_t> block,
 void AppendCompact(const Filter& filter, std::string* dst);
 absl::Status AppendFull(const Filter& filter, const WriteOptions& options,
                         std::string* dst, uint64_t* payload_bytes);
-void AppendPacked(const Filter& filter, std::string* dst);
+void AppendAccurate(const Filter& filter, std::string* dst);
 void AppendInPlace(const Filter& filter, std::string* dst);
 
 // The compact encoding holds only the shapes the sizing functions give; the

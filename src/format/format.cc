@@ -43,28 +43,28 @@ absl::Status CheckShape(const FilterShape& shape) {
 
 namespace {
 
+using internal::format::AppendAccurate;
 using internal::format::AppendCompact;
 using internal::format::AppendFull;
 using internal::format::AppendInPlace;
-using internal::format::AppendPacked;
 using internal::format::CanonicalShape;
 using internal::format::Corrupt;
+using internal::format::kAccurate3ReservedTag;
+using internal::format::kAccurate3SetTag;
+using internal::format::kAccurate3SpreadTag;
+using internal::format::kAccurateSpreadTag;
+using internal::format::kAccurateVersion;
 using internal::format::kAutoCompactMaxBytes;
 using internal::format::kCompactSeededTag;
 using internal::format::kCompactTag;
 using internal::format::kFullTag;
 using internal::format::kMajorVersion;
-using internal::format::kPacked3ReservedTag;
-using internal::format::kPacked3SetTag;
-using internal::format::kPacked3SpreadTag;
-using internal::format::kPackedSpreadTag;
-using internal::format::kPackedVersion;
 using internal::format::kReservedTag;
+using internal::format::ParseAccurate;
 using internal::format::ParseCompact;
 using internal::format::Parsed;
 using internal::format::ParseFull;
 using internal::format::ParseInPlace;
-using internal::format::ParsePacked;
 
 absl::StatusOr<Parsed> Parse(absl::Span<const uint8_t> block,
                              const ReadOptions& options) {
@@ -81,15 +81,15 @@ absl::StatusOr<Parsed> Parse(absl::Span<const uint8_t> block,
     }
     return ParseInPlace(block, options);
   }
-  if (tag == kReservedTag || tag == kPacked3ReservedTag) {
+  if (tag == kReservedTag || tag == kAccurate3ReservedTag) {
     return absl::UnimplementedError(absl::StrFormat(
         "blockbloom filter: tag 0x%02x is an encoding of a later version; "
         "this reader knows versions 1 to %d",
-        tag, kPackedVersion));
+        tag, kAccurateVersion));
   }
-  if (tag >= kPackedSpreadTag ||
-      (tag >= kPacked3SetTag && tag < kPacked3SpreadTag + 16)) {
-    return ParsePacked(block, options);
+  if (tag >= kAccurateSpreadTag ||
+      (tag >= kAccurate3SetTag && tag < kAccurate3SpreadTag + 16)) {
+    return ParseAccurate(block, options);
   }
   if ((tag & 0xF0) == kCompactTag || (tag & 0xF0) == kCompactSeededTag) {
     return ParseCompact(block, options);
@@ -118,39 +118,40 @@ absl::Status AppendFilter(const Filter& filter, const WriteOptions& options,
         "a MatchAll() filter has no bits to serialize");
   }
   Encoding encoding = options.encoding;
-  const bool packed = filter.layout() != Layout::kBlocked;
-  if (packed || encoding == Encoding::kPacked ||
+  const bool exact_size = filter.kind() != FilterKind::kBlocked;
+  if (exact_size || encoding == Encoding::kAccurate ||
       encoding == Encoding::kInPlace) {
-    const bool in_place = filter.layout() == Layout::kStandard;
-    const Encoding own = in_place ? Encoding::kInPlace : Encoding::kPacked;
-    if (packed && encoding != Encoding::kAuto && encoding != own) {
+    const bool in_place = filter.kind() == FilterKind::kStandard;
+    const Encoding own = in_place ? Encoding::kInPlace : Encoding::kAccurate;
+    if (exact_size && encoding != Encoding::kAuto && encoding != own) {
       return absl::InvalidArgumentError(
-          in_place ? "an in-place filter (Layout::kStandard) is written in "
-                     "the in-place encoding only (kAuto or kInPlace)"
-                   : "a packed filter built with fewer_false_positives is "
-                     "written in the packed encoding only (kAuto or kPacked)");
+          in_place
+              ? "an in-place filter (FilterKind::kStandard) is written in "
+                "the in-place encoding only (kAuto or kInPlace)"
+              : "an exact-size filter built with fewer_false_positives is "
+                "written in the accurate encoding only (kAuto or kAccurate)");
     }
     if (options.compression != Compression::kNone) {
       return absl::InvalidArgumentError(
-          "the packed encoding is never compressed; use Encoding::kFull");
+          "the accurate encoding is never compressed; use Encoding::kFull");
     }
-    if (!packed) {
+    if (!exact_size) {
       return absl::InvalidArgumentError(
-          "the packed and in-place encodings hold packed filters "
-          "(FilterOptions::packed) only; use Encoding::kCompact or kFull");
+          "the accurate and in-place encodings hold exact-size filters "
+          "(FilterOptions::exact_size) only; use Encoding::kCompact or kFull");
     }
-    if (filter.bits().size() < internal::kPackedMinPayloadBytes ||
-        filter.bits().size() > internal::kPackedMaxPayloadBytes) {
+    if (filter.bits().size() < internal::kAccurateMinPayloadBytes ||
+        filter.bits().size() > internal::kAccurateMaxPayloadBytes) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "the packed encoding holds ", internal::kPackedMinPayloadBytes,
-          " to ", internal::kPackedMaxPayloadBytes, " bytes of bits, not ",
+          "the accurate encoding holds ", internal::kAccurateMinPayloadBytes,
+          " to ", internal::kAccurateMaxPayloadBytes, " bytes of bits, not ",
           filter.bits().size()));
     }
     const size_t start = dst->size();
     if (in_place) {
       AppendInPlace(filter, dst);
     } else {
-      AppendPacked(filter, dst);
+      AppendAccurate(filter, dst);
     }
     if (stats != nullptr) {
       stats->encoding = own;
@@ -211,7 +212,9 @@ absl::StatusOr<FilterInfo> InspectFilter(absl::Span<const uint8_t> bytes,
                                          const ReadOptions& options) {
   absl::StatusOr<Parsed> parsed = Parse(bytes, options);
   if (!parsed.ok()) return parsed.status();
-  return parsed->info;
+  FilterInfo info = parsed->info;
+  info.layout = info.kind;  // the deprecated name, for one release
+  return info;
 }
 
 absl::StatusOr<Filter> OpenFilter(absl::Span<const uint8_t> bytes,
@@ -223,12 +226,13 @@ absl::StatusOr<Filter> OpenFilter(absl::Span<const uint8_t> bytes,
     return internal::OpenInPlaceFilter(parsed->payload, info.shape.num_probes,
                                        info.seed);
   }
-  if (info.encoding == Encoding::kPacked) {
+  if (info.encoding == Encoding::kAccurate) {
     // A restored v3 payload dies with `parsed`: the filter keeps a copy.
-    return internal::OpenPackedFilter(
-        parsed->payload, info.layout,
-        info.layout == Layout::kSet ? info.set_low_bits : info.shape.num_probes,
-        info.seed, info.layout == Layout::kSet ? &parsed->set : nullptr,
+    return internal::OpenAccurateFilter(
+        parsed->payload, info.kind,
+        info.kind == FilterKind::kSet ? info.set_low_bits
+                                      : info.shape.num_probes,
+        info.seed, info.kind == FilterKind::kSet ? &parsed->set : nullptr,
         /*copy_payload=*/!parsed->restored.empty());
   }
   if (info.compression == Compression::kNone) {

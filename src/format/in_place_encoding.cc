@@ -26,7 +26,7 @@ absl::StatusOr<Parsed> ParseInPlace(absl::Span<const uint8_t> block,
   info.encoding = Encoding::kInPlace;
   info.major_version = 1;
   info.minor_version = 0;
-  info.layout = Layout::kStandard;
+  info.kind = FilterKind::kStandard;
   info.shape = {1, (block[n - 1] & 0x0F) + 1, 0};
   info.seed = options.seed;
   info.compression = Compression::kNone;

@@ -20,7 +20,7 @@ namespace {
 // reader with another one (it would see false negatives), so a seeded
 // policy writing them names a 32-bit check of its seed: a DB reopened with
 // another seed ignores those filters instead of misreading them. Seed 0, and
-// the packed encoding (whose CRC covers the seed), keep the name every
+// the accurate encoding (whose CRC covers the seed), keep the name every
 // earlier version used, so existing databases keep their filters.
 std::string PolicyName(const blockbloom::FilterPolicy::Options& options) {
   std::string name(blockbloom::FilterPolicy::kName);
@@ -72,15 +72,16 @@ const leveldb::FilterPolicy* NewLevelDBFilterPolicy(double bits_per_key) {
   FilterPolicy::Options options;
   options.bits_per_key =
       std::isnan(bits_per_key) || bits_per_key < 1 ? 1 : bits_per_key;
-  options.packed = true;
+  options.exact_size = true;
   return new LevelDBFilterPolicy(*FilterPolicy::Create(options));
 }
 
 absl::StatusOr<std::unique_ptr<const leveldb::FilterPolicy>>
 NewLevelDBFilterPolicy(const FilterPolicy::Options& options) {
-  FilterPolicy::Options packed = options;
-  packed.packed = true;
-  absl::StatusOr<FilterPolicy> policy = FilterPolicy::Create(packed);
+  FilterPolicy::Options exact_size_options = options;
+  exact_size_options.exact_size = true;
+  absl::StatusOr<FilterPolicy> policy =
+      FilterPolicy::Create(exact_size_options);
   if (!policy.ok()) return policy.status();
   return std::make_unique<LevelDBFilterPolicy>(*std::move(policy));
 }

@@ -14,9 +14,9 @@ ReadOptions ReadOptionsOf(const FilterPolicy::Options& options) {
   ReadOptions read;
   read.verify_checksum = options.verify_checksum;
   read.seed = options.seed;
-  // A packed policy writes in-place blocks (or did, before the accuracy
+  // An exact-size policy writes in-place blocks (or did, before the accuracy
   // mode was chosen), whose integrity is the engine's block checksum.
-  read.allow_in_place = options.packed;
+  read.allow_in_place = options.exact_size;
   return read;
 }
 
@@ -36,10 +36,22 @@ absl::Status AppendMatchAll(std::string* dst) {
 
 }  // namespace
 
+namespace {
+
+// The options with the deprecated `packed` folded into exact_size: the rest
+// of the policy reads exact_size only.
+FilterPolicy::Options Normalized(FilterPolicy::Options options) {
+  options.exact_size = options.exact_size || options.packed;
+  options.packed = options.exact_size;
+  return options;
+}
+
+}  // namespace
+
 FilterPolicy::FilterPolicy(const Options& options)
-    : options_(options),
-      cache_(ReadOptionsOf(options), options.probe_cache_bytes),
-      in_place_tag_end_(options.packed ? internal::kInPlaceTag + 16 : 0) {}
+    : options_(Normalized(options)),
+      cache_(ReadOptionsOf(options_), options_.probe_cache_bytes),
+      in_place_tag_end_(options_.exact_size ? internal::kInPlaceTag + 16 : 0) {}
 
 absl::StatusOr<FilterPolicy> FilterPolicy::Create(const Options& options) {
   if (!std::isfinite(options.bits_per_key) || options.bits_per_key <= 0) {
@@ -78,7 +90,7 @@ FilterPolicy::Builder FilterPolicy::NewBuilderWithBits(
   FilterOptions options;
   options.bits_per_key = bits_per_key;
   options.seed = options_.seed;
-  options.packed = options_.packed;
+  options.exact_size = options_.exact_size;
   options.fewer_false_positives = options_.fewer_false_positives;
   // Create() validated bits_per_key, the only thing that can fail here.
   return Builder(*FilterBuilder::Create(options));

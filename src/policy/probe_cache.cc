@@ -17,9 +17,9 @@ namespace blockbloom::internal {
 // An opened block, reduced to what a probe needs, in ONE allocation (malloc's:
 // 64-byte alignment costs a slower allocator path on every miss) so that a hit
 // touches a few adjacent cache lines: the head and the FilterRef (first line),
-// then a copy of the verified bits, or the packed set's index (built from the
-// verified bytes). Nothing refers to the caller's bytes. A block that could not
-// be read probes as "match all".
+// then a copy of the verified bits, or the fingerprint set's index (built from
+// the verified bytes). Nothing refers to the caller's bytes. A block that could
+// not be read probes as "match all".
 struct ProbeCacheEntry : ProbeCacheEntryHead {
   FilterRef filter_ref = {};
   const uint8_t* address = nullptr;  // where the block was seen (its bucket)

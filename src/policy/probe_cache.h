@@ -25,7 +25,7 @@
 //    damage in the first or last 8 bytes changes the key, so it is verified
 //    afresh and fails open;
 //  - two different blocks would have to agree in length, 16 bytes and their
-//    CRC-16 to be confused. Packed blocks of format version 3 store their
+//    CRC-16 to be confused. Exact-size blocks of format version 3 store their
 //    first 8 bytes XORed with a 64-bit hash of the rest, so two blocks as
 //    written that differ anywhere differ there too: they share a key once
 //    in 2^64. Version 2 blocks (tables written before) do not: two filters

@@ -229,7 +229,7 @@ struct Golden {
   int encoding;
   int compression;
   int absent_positives;
-  int packed; /* 0, 1 in-place, 2 fewer false positives */
+  int exact_size; /* 0, 1 in-place, 2 fewer false positives */
 };
 
 static void TestGolden(const struct Golden* g) {
@@ -245,8 +245,8 @@ static void TestGolden(const struct Golden* g) {
   if (golden == NULL) return;
   blockbloom_options_set_bits_per_key(options, g->bits_per_key);
   blockbloom_options_set_seed(options, g->seed);
-  blockbloom_options_set_packed(options, g->packed != 0);
-  blockbloom_options_set_fewer_false_positives(options, g->packed == 2);
+  blockbloom_options_set_exact_size(options, g->exact_size != 0);
+  blockbloom_options_set_fewer_false_positives(options, g->exact_size == 2);
   blockbloom_writeoptions_set_encoding(write, g->encoding);
   blockbloom_writeoptions_set_compression(write, g->compression);
   blockbloom_writeoptions_set_zstd_level(write, 3);
@@ -268,7 +268,7 @@ static void TestGolden(const struct Golden* g) {
   }
 
   blockbloom_readoptions_set_seed(read, g->seed);
-  blockbloom_readoptions_set_allow_in_place(read, g->packed == 1);
+  blockbloom_readoptions_set_allow_in_place(read, g->exact_size == 1);
   blockbloom_readoptions_set_verify_checksum(read, 1);
   opened = blockbloom_filter_open(golden, golden_len, read, &err);
   CHECK_OK(err);
@@ -312,9 +312,10 @@ static void TestGoldenFiles(void) {
        blockbloom_compression_zstd, 84, 0},
       {"inplace_150keys_seeded.bbf", 150, 10, UINT64_C(0x0123456789abcdef),
        blockbloom_encoding_auto, blockbloom_compression_none, 83, 1},
-      {"packed3_set_150keys_seeded.bbf", 150, 10, UINT64_C(0x0123456789abcdef),
-       blockbloom_encoding_auto, blockbloom_compression_none, 45, 2},
-      {"packed3_spread_37keys.bbf", 37, 5, 0, blockbloom_encoding_auto,
+      {"accurate3_set_150keys_seeded.bbf", 150, 10,
+       UINT64_C(0x0123456789abcdef), blockbloom_encoding_auto,
+       blockbloom_compression_none, 45, 2},
+      {"accurate3_spread_37keys.bbf", 37, 5, 0, blockbloom_encoding_auto,
        blockbloom_compression_none, 685, 2},
   };
   size_t i;
@@ -561,7 +562,7 @@ static void TestMatchAllAndSerializeErrors(void) {
   blockbloom_writeoptions_set_encoding(write, blockbloom_encoding_in_place);
   blockbloom_writeoptions_set_compression(write, blockbloom_compression_none);
   CHECK(blockbloom_filter_serialize(small, write, &len, &err) == NULL);
-  CHECK(err != NULL); /* not a packed filter */
+  CHECK(err != NULL); /* not an exact-size filter */
   blockbloom_free(err);
   err = NULL;
   blockbloom_filter_destroy(small);
@@ -649,7 +650,7 @@ static void TestDamagedBytes(void) {
   CHECK(filter != NULL && AllPresent(filter, 300));
   blockbloom_filter_destroy(filter);
   /* In-place blocks need allow_in_place. */
-  blockbloom_options_set_packed(options, 1);
+  blockbloom_options_set_exact_size(options, 1);
   filter = BuildGolden(options, 50);
   blockbloom_free(bytes);
   bytes = blockbloom_filter_serialize(filter, NULL, &len, &err);

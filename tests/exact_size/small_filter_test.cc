@@ -1,5 +1,5 @@
 // One-block filters with spread lanes (the small-filter layout of format v1
-// and the packed kSpread layout) and compressed fingerprint sets (kSet).
+// and the accurate kSpread layout) and compressed fingerprint sets (kSet).
 //  - The SIMD gather kernels answer exactly what the scalar reference
 //    answers, on every Highway target, for every size from 4 bytes, both
 //    hash mixes, any alignment.
@@ -327,57 +327,57 @@ TEST(FingerprintSetTest, GroupsBeyondTheEntryLimitAreRefused) {
   EncodeSet(&hashes, 8 * bytes, 0, payload.data());
   SetParams params;
   EXPECT_FALSE(ParseSet(payload.data(), 8 * bytes, 0, &params));
-  // The packed writer falls back to a Bloom filter for such hashes.
+  // The accurate writer falls back to a Bloom filter for such hashes.
   std::vector<uint64_t> again(n, 1);
   absl::StatusOr<Filter> filter =
-      BuildPackedFilter(&again, (n * 2 + 7) / 8, 0, 1);
+      BuildAccurateFilter(&again, (n * 2 + 7) / 8, 0, 1);
   ASSERT_TRUE(filter.ok());
-  EXPECT_EQ(filter->layout(), Layout::kSpread);
+  EXPECT_EQ(filter->kind(), FilterKind::kSpread);
 }
 
-// --------------------------------------------------------- packed filters
+// --------------------------------------------------------- exact-size filters
 
-TEST(PackedTest, BlockSizeIsLevelDBs) {
+TEST(ExactSizeTest, BlockSizeIsLevelDBs) {
   // util/bloom.cc: bits = max(64, n * bits_per_key); bytes = ceil(bits/8);
   // plus one byte of k.
   for (uint64_t n = 0; n <= 100000; ++n) {
     for (int bits_per_key = 1; bits_per_key <= 30; ++bits_per_key) {
       const uint64_t bits = std::max<uint64_t>(64, n * bits_per_key);
-      ASSERT_EQ(PackedBlockBytes(n, bits_per_key), (bits + 7) / 8 + 1)
+      ASSERT_EQ(ExactSizeBytes(n, bits_per_key), (bits + 7) / 8 + 1)
           << n << " keys at " << bits_per_key;
     }
   }
 }
 
-TEST(PackedTest, ChoosesTheMoreAccurateLayout) {
+TEST(ExactSizeTest, ChoosesTheMoreAccurateLayout) {
   for (uint64_t n : {1, 10, 37, 150, 1000, 100000}) {
     for (double bits_per_key : {1.0, 4.0, 6.0, 7.0, 10.0, 20.0, 30.0}) {
       const uint64_t bits =
-          8 * (PackedBlockBytes(n, bits_per_key) - kPackedTrailerBytes);
-      const PackedChoice choice = ChoosePackedLayout(n, bits, 6);
+          8 * (ExactSizeBytes(n, bits_per_key) - kAccurateTrailerBytes);
+      const AccurateChoice choice = ChooseAccurateKind(n, bits, 6);
       double spread;
       OneBlockBestK(n, bits, &spread);
       int l;
       const double set = BestSetLowBits(n, bits, &l);
       EXPECT_DOUBLE_EQ(choice.rate, std::min(spread, set));
-      EXPECT_EQ(choice.layout == Layout::kSet, set < spread);
+      EXPECT_EQ(choice.kind == FilterKind::kSet, set < spread);
     }
   }
   // The set wins from ~7 bits/key; a Bloom filter below.
-  EXPECT_EQ(ChoosePackedLayout(150, 1500, 6).layout, Layout::kSet);
-  EXPECT_EQ(ChoosePackedLayout(150, 600, 6).layout, Layout::kSpread);
+  EXPECT_EQ(ChooseAccurateKind(150, 1500, 6).kind, FilterKind::kSet);
+  EXPECT_EQ(ChooseAccurateKind(150, 600, 6).kind, FilterKind::kSpread);
 }
 
-TEST(PackedTest, NoFalseNegativesAtAnySizeAndDensity) {
+TEST(ExactSizeTest, NoFalseNegativesAtAnySizeAndDensity) {
   for (uint64_t n : {0, 1, 2, 3, 9, 37, 140, 1000, 20000}) {
     for (double bits_per_key : {1.0, 2.5, 5.0, 8.0, 10.0, 16.0, 30.0}) {
       std::vector<uint64_t> hashes = Hashes(n, n + 17);
       hashes.resize(n);
       std::vector<uint64_t> scratch = hashes;
       const uint64_t payload =
-          PackedBlockBytes(n, bits_per_key) - kPackedTrailerBytes;
+          ExactSizeBytes(n, bits_per_key) - kAccurateTrailerBytes;
       absl::StatusOr<Filter> filter =
-          BuildPackedFilter(&scratch, payload, 5, 4);
+          BuildAccurateFilter(&scratch, payload, 5, 4);
       ASSERT_TRUE(filter.ok()) << filter.status();
       ASSERT_EQ(filter->bits().size(), payload);
       for (uint64_t h : hashes) {

@@ -25,9 +25,9 @@ struct Case {
   uint64_t seed;
   Encoding encoding;
   Compression compression;
-  // > 0: a packed filter at this many bits/key (the LevelDB adapter's),
-  // in the packed encoding (fewer_false_positives) unless `in_place`.
-  double packed_bits_per_key = 0;
+  // > 0: an exact-size filter at this many bits/key (the LevelDB adapter's),
+  // in the accurate encoding (fewer_false_positives) unless `in_place`.
+  double exact_size_bits_per_key = 0;
   bool in_place = false;
 };
 
@@ -37,10 +37,10 @@ TEST_P(CorruptionTest, EveryBitFlipAndTruncationIsCaughtOrHarmless) {
   const Case& c = GetParam();
   FilterOptions options;
   options.seed = c.seed;
-  if (c.packed_bits_per_key > 0) {
-    options.packed = true;
+  if (c.exact_size_bits_per_key > 0) {
+    options.exact_size = true;
     options.fewer_false_positives = !c.in_place;
-    options.bits_per_key = c.packed_bits_per_key;
+    options.bits_per_key = c.exact_size_bits_per_key;
   }
   FilterBuilder builder = *FilterBuilder::Create(options);
   std::vector<std::string> keys;
@@ -54,7 +54,7 @@ TEST_P(CorruptionTest, EveryBitFlipAndTruncationIsCaughtOrHarmless) {
   write.compression = c.compression;
   const std::string good = *SerializeFilter(filter, write);
   ReadOptions read;
-  read.seed = c.seed;  // packed blocks do not store it
+  read.seed = c.seed;  // exact-size blocks do not store it
   // In-place blocks are read only where asked for; everywhere else a
   // damaged block that ends like one is refused.
   read.allow_in_place = c.in_place;
@@ -134,13 +134,15 @@ INSTANTIATE_TEST_SUITE_P(
              Compression::kNone},
         Case{"full", 20, 7, Encoding::kFull, Compression::kNone},
         Case{"full_zstd", 20, 0, Encoding::kFull, Compression::kZstd},
-        // Packed blocks, as the LevelDB adapter writes them: a Bloom filter
+        // Exact-size blocks, as the LevelDB adapter writes them: a Bloom filter
         // (5 bits/key), fingerprint sets (10), a seeded one.
-        Case{"packed_spread", 37, 0, Encoding::kAuto, Compression::kNone, 5},
-        Case{"packed_set", 37, 0, Encoding::kAuto, Compression::kNone, 10},
-        Case{"packed_set_150", 150, 0, Encoding::kAuto, Compression::kNone, 10},
-        Case{"packed_seeded", 20, 42, Encoding::kAuto, Compression::kNone, 16},
-        Case{"packed_empty", 0, 0, Encoding::kAuto, Compression::kNone, 10},
+        Case{"accurate_spread", 37, 0, Encoding::kAuto, Compression::kNone, 5},
+        Case{"accurate_set", 37, 0, Encoding::kAuto, Compression::kNone, 10},
+        Case{"accurate_set_150", 150, 0, Encoding::kAuto, Compression::kNone,
+             10},
+        Case{"accurate_seeded", 20, 42, Encoding::kAuto, Compression::kNone,
+             16},
+        Case{"accurate_empty", 0, 0, Encoding::kAuto, Compression::kNone, 10},
         // In-place blocks, as the LevelDB adapter writes them by default.
         Case{"in_place", 37, 0, Encoding::kAuto, Compression::kNone, 10, true},
         Case{"in_place_low_bits", 37, 0, Encoding::kAuto, Compression::kNone, 4,

@@ -18,7 +18,7 @@
 #include "blockbloom/filter.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/packed_v2_block.h"
+#include "tests/accurate_v2_block.h"
 
 namespace blockbloom {
 namespace {
@@ -363,12 +363,12 @@ TEST(FormatErrorsTest, FailOpenAnswersMaybeForEverything) {
 namespace blockbloom {
 namespace {
 
-// ------------------------------------------------------- packed encoding
+// ------------------------------------------------------- accurate encoding
 
-Filter BuildPacked(const std::vector<std::string>& keys, double bits_per_key,
-                   uint64_t seed = 0) {
+Filter BuildAccurate(const std::vector<std::string>& keys, double bits_per_key,
+                     uint64_t seed = 0) {
   FilterOptions options;
-  options.packed = true;
+  options.exact_size = true;
   options.fewer_false_positives = true;
   options.bits_per_key = bits_per_key;
   options.seed = seed;
@@ -397,34 +397,34 @@ std::string LevelDBSizedBlock(const Filter& filter, int n, double bits_per_key,
   return block;
 }
 
-TEST(PackedFormatTest, RoundTripsEveryLayoutAndSize) {
+TEST(AccurateFormatTest, RoundTripsEveryLayoutAndSize) {
   for (int n : {0, 1, 6, 7, 37, 140, 1000, 30000}) {
     for (double bits_per_key : {1.0, 3.0, 6.0, 8.0, 10.0, 16.5, 30.0}) {
       for (uint64_t seed : {uint64_t{0}, uint64_t{0x5eed}}) {
         SCOPED_TRACE(
             absl::StrCat(n, " keys at ", bits_per_key, ", seed ", seed));
         const std::vector<std::string> keys = Keys(n);
-        const Filter filter = BuildPacked(keys, bits_per_key, seed);
+        const Filter filter = BuildAccurate(keys, bits_per_key, seed);
         WriteStats stats;
         const std::string block =
             LevelDBSizedBlock(filter, n, bits_per_key, &stats);
-        EXPECT_EQ(stats.encoding, Encoding::kPacked);
+        EXPECT_EQ(stats.encoding, Encoding::kAccurate);
         EXPECT_EQ(stats.overhead_bytes, 3u);
         absl::StatusOr<FilterInfo> info =
             InspectFilter(AsBytes(block), Seeded(seed));
         ASSERT_TRUE(info.ok()) << info.status();
-        EXPECT_EQ(info->encoding, Encoding::kPacked);
+        EXPECT_EQ(info->encoding, Encoding::kAccurate);
         EXPECT_EQ(info->major_version, 3);
-        EXPECT_EQ(info->layout, filter.layout());
+        EXPECT_EQ(info->kind, filter.kind());
         EXPECT_EQ(info->seed, seed);
-        if (filter.layout() == Layout::kSet) {
+        if (filter.kind() == FilterKind::kSet) {
           EXPECT_TRUE(info->num_keys_known);
           EXPECT_EQ(info->num_keys, static_cast<uint64_t>(n));
           EXPECT_EQ(info->set_low_bits, filter.set_low_bits());
         }
         absl::StatusOr<Filter> read = OpenFilter(AsBytes(block), Seeded(seed));
         ASSERT_TRUE(read.ok()) << read.status();
-        EXPECT_EQ(read->layout(), filter.layout());
+        EXPECT_EQ(read->kind(), filter.kind());
         ExpectSameAnswers(filter, *read, keys);
         // Written again, the same bytes.
         EXPECT_EQ(*SerializeFilter(*read), block);
@@ -433,18 +433,18 @@ TEST(PackedFormatTest, RoundTripsEveryLayoutAndSize) {
   }
 }
 
-TEST(PackedFormatTest, BothLayoutsAreUsed) {
-  EXPECT_EQ(BuildPacked(Keys(37), 10).layout(), Layout::kSet);
-  EXPECT_EQ(BuildPacked(Keys(37), 4).layout(), Layout::kSpread);
-  EXPECT_EQ(BuildPacked(Keys(0), 10).layout(), Layout::kSpread);
+TEST(AccurateFormatTest, BothLayoutsAreUsed) {
+  EXPECT_EQ(BuildAccurate(Keys(37), 10).kind(), FilterKind::kSet);
+  EXPECT_EQ(BuildAccurate(Keys(37), 4).kind(), FilterKind::kSpread);
+  EXPECT_EQ(BuildAccurate(Keys(0), 10).kind(), FilterKind::kSpread);
 }
 
 // The seed is not stored but checked: a reader with another seed gets a
 // checksum mismatch (and an engine adapter fails open), never misread bits.
-TEST(PackedFormatTest, AnotherSeedIsAChecksumMismatch) {
+TEST(AccurateFormatTest, AnotherSeedIsAChecksumMismatch) {
   for (double bits_per_key : {4.0, 10.0}) {
     const std::string block =
-        *SerializeFilter(BuildPacked(Keys(50), bits_per_key, /*seed=*/7));
+        *SerializeFilter(BuildAccurate(Keys(50), bits_per_key, /*seed=*/7));
     absl::StatusOr<Filter> other = OpenFilter(AsBytes(block), Seeded(8));
     EXPECT_EQ(other.status().code(), absl::StatusCode::kDataLoss);
     EXPECT_THAT(other.status().message(), HasSubstr("another seed"));
@@ -456,28 +456,28 @@ TEST(PackedFormatTest, AnotherSeedIsAChecksumMismatch) {
   }
 }
 
-TEST(PackedFormatTest, WriterRules) {
-  const Filter packed = BuildPacked(Keys(40), 10);
+TEST(AccurateFormatTest, WriterRules) {
+  const Filter accurate = BuildAccurate(Keys(40), 10);
   WriteOptions full;
   full.encoding = Encoding::kFull;
   std::string out = "x";
-  EXPECT_EQ(AppendFilter(packed, full, &out).code(),
+  EXPECT_EQ(AppendFilter(accurate, full, &out).code(),
             absl::StatusCode::kInvalidArgument);
   WriteOptions zstd;
   zstd.compression = Compression::kZstd;
-  EXPECT_EQ(AppendFilter(packed, zstd, &out).code(),
+  EXPECT_EQ(AppendFilter(accurate, zstd, &out).code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(out, "x");
-  // Blocked filters are not packed filters (their one-block form has no
-  // high-half mix): the packed encoding refuses them.
-  WriteOptions as_packed;
-  as_packed.encoding = Encoding::kPacked;
-  EXPECT_EQ(SerializeFilter(Build(Keys(30)), as_packed).status().code(),
+  // Blocked filters are not exact-size filters (their one-block form has no
+  // high-half mix): the accurate encoding refuses them.
+  WriteOptions as_accurate;
+  as_accurate.encoding = Encoding::kAccurate;
+  EXPECT_EQ(SerializeFilter(Build(Keys(30)), as_accurate).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 
-TEST(PackedFormatTest, TagsAndSizesTheReaderRefuses) {
-  std::string block = *SerializeFilter(BuildPacked(Keys(37), 10));
+TEST(AccurateFormatTest, TagsAndSizesTheReaderRefuses) {
+  std::string block = *SerializeFilter(BuildAccurate(Keys(37), 10));
   // 0xFF and 0x9F are reserved for a later encoding.
   for (uint8_t tag : {0xFF, 0x9F}) {
     std::string reserved = block;
@@ -485,13 +485,13 @@ TEST(PackedFormatTest, TagsAndSizesTheReaderRefuses) {
     EXPECT_EQ(OpenFilter(AsBytes(reserved)).status().code(),
               absl::StatusCode::kUnimplemented);
   }
-  // Between the in-place tags and the packed ones: not a blockbloom
+  // Between the in-place tags and the accurate ones: not a blockbloom
   // filter.
   std::string other = block;
   other.back() = static_cast<char>(0x8F);
   EXPECT_EQ(OpenFilter(AsBytes(other)).status().code(),
             absl::StatusCode::kDataLoss);
-  // A packed block needs 2 bytes of bits besides its trailer.
+  // An exact-size block needs 2 bytes of bits besides its trailer.
   for (uint8_t tag : {0xE5, 0xA5}) {
     for (size_t n : {1, 2, 3, 4}) {
       std::string tiny(n, '\0');
@@ -513,22 +513,22 @@ TEST(PackedFormatTest, TagsAndSizesTheReaderRefuses) {
   }
 }
 
-std::string PackedVersion2(const Filter& filter) {
-  return PackedVersion2Block(*SerializeFilter(filter), filter.seed());
+std::string AccurateVersion2(const Filter& filter) {
+  return AccurateVersion2Block(*SerializeFilter(filter), filter.seed());
 }
 
 // Version 3 whitens the payload's first 8 bytes; the bits are the same and
 // version 2 blocks (every LevelDB table written before) still read, with
 // the same answers.
-TEST(PackedFormatTest, ReadsVersion2Blocks) {
+TEST(AccurateFormatTest, ReadsVersion2Blocks) {
   for (int n : {0, 5, 37, 140, 1000}) {
     for (double bits_per_key : {4.0, 10.0}) {
       for (uint64_t seed : {uint64_t{0}, uint64_t{0x5eed}}) {
         SCOPED_TRACE(
             absl::StrCat(n, " keys at ", bits_per_key, ", seed ", seed));
         const std::vector<std::string> keys = Keys(n);
-        const Filter filter = BuildPacked(keys, bits_per_key, seed);
-        const std::string v2 = PackedVersion2(filter);
+        const Filter filter = BuildAccurate(keys, bits_per_key, seed);
+        const std::string v2 = AccurateVersion2(filter);
         const std::string v3 = *SerializeFilter(filter);
         ASSERT_EQ(v2.size(), v3.size());
         // Only the first 8 bytes of the payload and the trailer differ.
@@ -559,16 +559,16 @@ TEST(PackedFormatTest, ReadsVersion2Blocks) {
 // version 2 they agreed in 11% of such pairs at 37 keys and most pairs at 140
 // and 1,000, leaving only the CRC-16 between a probe and the other filter's
 // answers.
-TEST(PackedFormatTest, NearlyEqualFiltersDifferInTheirEnds) {
+TEST(AccurateFormatTest, NearlyEqualFiltersDifferInTheirEnds) {
   for (int n : {37, 140, 1000}) {
     for (double bits_per_key : {5.0, 10.0}) {
       int v2_same_ends = 0;
       for (int trial = 0; trial < 200; ++trial) {
         std::vector<std::string> keys = Keys(n);
         for (std::string& key : keys) absl::StrAppend(&key, "/", trial);
-        const Filter a = BuildPacked(keys, bits_per_key, 0);
+        const Filter a = BuildAccurate(keys, bits_per_key, 0);
         keys[trial % n] = absl::StrCat("replaced/", trial);
-        const Filter b = BuildPacked(keys, bits_per_key, 0);
+        const Filter b = BuildAccurate(keys, bits_per_key, 0);
         const std::string block_a = *SerializeFilter(a);
         const std::string block_b = *SerializeFilter(b);
         ASSERT_EQ(block_a.size(), block_b.size());
@@ -579,7 +579,7 @@ TEST(PackedFormatTest, NearlyEqualFiltersDifferInTheirEnds) {
         };
         EXPECT_NE(ends(block_a), ends(block_b))
             << n << " keys at " << bits_per_key << ", trial " << trial;
-        v2_same_ends += ends(PackedVersion2(a)) == ends(PackedVersion2(b));
+        v2_same_ends += ends(AccurateVersion2(a)) == ends(AccurateVersion2(b));
       }
       // The test would not tell anything if version 2 never agreed.
       if (n >= 140) {
@@ -594,7 +594,7 @@ TEST(PackedFormatTest, NearlyEqualFiltersDifferInTheirEnds) {
 Filter BuildInPlace(const std::vector<std::string>& keys, double bits_per_key,
                     uint64_t seed = 0) {
   FilterOptions options;
-  options.packed = true;
+  options.exact_size = true;
   options.bits_per_key = bits_per_key;
   options.seed = seed;
   return Build(keys, options);
@@ -608,7 +608,7 @@ TEST(InPlaceFormatTest, RoundTripsEverySize) {
             absl::StrCat(n, " keys at ", bits_per_key, ", seed ", seed));
         const std::vector<std::string> keys = Keys(n);
         const Filter filter = BuildInPlace(keys, bits_per_key, seed);
-        EXPECT_EQ(filter.layout(), Layout::kStandard);
+        EXPECT_EQ(filter.kind(), FilterKind::kStandard);
         WriteStats stats;
         const std::string block =
             LevelDBSizedBlock(filter, n, bits_per_key, &stats);
@@ -625,7 +625,7 @@ TEST(InPlaceFormatTest, RoundTripsEverySize) {
         ASSERT_TRUE(info.ok()) << info.status();
         EXPECT_EQ(info->encoding, Encoding::kInPlace);
         EXPECT_EQ(info->major_version, 1);
-        EXPECT_EQ(info->layout, Layout::kStandard);
+        EXPECT_EQ(info->kind, FilterKind::kStandard);
         EXPECT_EQ(info->shape.num_probes, filter.num_probes());
         EXPECT_FALSE(info->num_keys_known);
         EXPECT_EQ(info->overhead_bytes, 1u);
@@ -640,7 +640,7 @@ TEST(InPlaceFormatTest, RoundTripsEverySize) {
         // The engines' probe of the bytes where they lie agrees with the
         // opened filter, present keys and absent ones.
         FilterPolicy::Options policy_options;
-        policy_options.packed = true;
+        policy_options.exact_size = true;
         policy_options.seed = seed;
         const FilterPolicy policy = *FilterPolicy::Create(policy_options);
         for (const std::string& key : keys) {
@@ -656,35 +656,35 @@ TEST(InPlaceFormatTest, RoundTripsEverySize) {
   }
 }
 
-// A policy that does not write in-place blocks (not packed) does not read
+// A policy that does not write in-place blocks (not exact-size) does not read
 // them either: such a block, to it, is damage, and it answers "may match".
-TEST(InPlaceFormatTest, OnlyAPackedPolicyReadsThem) {
+TEST(InPlaceFormatTest, OnlyAnExactSizePolicyReadsThem) {
   const std::string block = *SerializeFilter(BuildInPlace(Keys(40), 10));
   const FilterPolicy full = *FilterPolicy::Create({});
-  FilterPolicy::Options packed_options;
-  packed_options.packed = true;
-  const FilterPolicy packed = *FilterPolicy::Create(packed_options);
-  int packed_matches = 0;
+  FilterPolicy::Options exact_size_options;
+  exact_size_options.exact_size = true;
+  const FilterPolicy exact_size = *FilterPolicy::Create(exact_size_options);
+  int exact_size_matches = 0;
   for (int i = 0; i < 1000; ++i) {
     const std::string key = absl::StrCat("absent-", i);
     EXPECT_TRUE(full.KeyMayMatch(key, AsBytes(block)));
     EXPECT_TRUE(full.NewReader(AsBytes(block)).MayContain(key));
-    packed_matches += packed.KeyMayMatch(key, AsBytes(block));
+    exact_size_matches += exact_size.KeyMayMatch(key, AsBytes(block));
   }
-  EXPECT_LT(packed_matches, 100);
+  EXPECT_LT(exact_size_matches, 100);
 }
 
 TEST(InPlaceFormatTest, WriterRules) {
   const Filter in_place = BuildInPlace(Keys(40), 10);
-  const Filter packed = BuildPacked(Keys(40), 10);
+  const Filter accurate = BuildAccurate(Keys(40), 10);
   WriteOptions as_in_place;
   as_in_place.encoding = Encoding::kInPlace;
-  WriteOptions as_packed;
-  as_packed.encoding = Encoding::kPacked;
+  WriteOptions as_accurate;
+  as_accurate.encoding = Encoding::kAccurate;
   EXPECT_TRUE(SerializeFilter(in_place, as_in_place).ok());
-  EXPECT_EQ(SerializeFilter(in_place, as_packed).status().code(),
+  EXPECT_EQ(SerializeFilter(in_place, as_accurate).status().code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(SerializeFilter(packed, as_in_place).status().code(),
+  EXPECT_EQ(SerializeFilter(accurate, as_in_place).status().code(),
             absl::StatusCode::kInvalidArgument);
   WriteOptions full;
   full.encoding = Encoding::kFull;

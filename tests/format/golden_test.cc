@@ -26,9 +26,9 @@
 namespace blockbloom {
 namespace {
 
-// How a golden filter is packed (FilterOptions::packed and
+// How a golden filter is built (FilterOptions::exact_size and
 // fewer_false_positives; the encoding is then kAuto).
-enum Packed { kNotPacked, kInPlace, kFewerFalsePositives };
+enum ExactSize { kNotExactSize, kInPlace, kFewerFalsePositives };
 
 struct Golden {
   const char* file;
@@ -40,7 +40,7 @@ struct Golden {
   // Of the 10,000 absent keys "absent-0" .. "absent-9999", how many the
   // filter answers "may contain" for: pins the bits, not just the bytes.
   int absent_positives;
-  Packed packed = kNotPacked;
+  ExactSize exact_size = kNotExactSize;
   // A block of an earlier format version, which this one still reads but
   // no longer writes: opened and checked, not rebuilt.
   bool read_only = false;
@@ -69,30 +69,30 @@ const Golden kGolden[] = {
      Compression::kNone, 941, kInPlace},
     {"inplace_empty.bbf", 0, 10, 0, Encoding::kAuto, Compression::kNone, 0,
      kInPlace},
-    // Format version 3: the packed encoding (what the LevelDB adapter
+    // Format version 3: the accurate encoding (what the LevelDB adapter
     // writes with fewer_false_positives), both layouts, first 8 bytes
     // whitened.
-    {"packed3_set_37keys.bbf", 37, 10, 0, Encoding::kAuto, Compression::kNone,
+    {"accurate3_set_37keys.bbf", 37, 10, 0, Encoding::kAuto, Compression::kNone,
      56, kFewerFalsePositives},
-    {"packed3_set_150keys_seeded.bbf", 150, 10, 0x0123456789abcdef,
+    {"accurate3_set_150keys_seeded.bbf", 150, 10, 0x0123456789abcdef,
      Encoding::kAuto, Compression::kNone, 45, kFewerFalsePositives},
-    {"packed3_spread_37keys.bbf", 37, 5, 0, Encoding::kAuto, Compression::kNone,
-     685, kFewerFalsePositives},
-    {"packed3_spread_1000keys.bbf", 1000, 4, 0, Encoding::kAuto,
+    {"accurate3_spread_37keys.bbf", 37, 5, 0, Encoding::kAuto,
+     Compression::kNone, 685, kFewerFalsePositives},
+    {"accurate3_spread_1000keys.bbf", 1000, 4, 0, Encoding::kAuto,
      Compression::kNone, 1450, kFewerFalsePositives},
-    {"packed3_empty.bbf", 0, 10, 0, Encoding::kAuto, Compression::kNone, 0,
+    {"accurate3_empty.bbf", 0, 10, 0, Encoding::kAuto, Compression::kNone, 0,
      kFewerFalsePositives},
-    // Format version 2's packed blocks, as LevelDB tables written before
+    // Format version 2's exact-size blocks, as LevelDB tables written before
     // hold them: still read, with the same answers.
-    {"packed_set_37keys.bbf", 37, 10, 0, Encoding::kAuto, Compression::kNone,
+    {"accurate_set_37keys.bbf", 37, 10, 0, Encoding::kAuto, Compression::kNone,
      56, kFewerFalsePositives, true},
-    {"packed_set_150keys_seeded.bbf", 150, 10, 0x0123456789abcdef,
+    {"accurate_set_150keys_seeded.bbf", 150, 10, 0x0123456789abcdef,
      Encoding::kAuto, Compression::kNone, 45, kFewerFalsePositives, true},
-    {"packed_spread_37keys.bbf", 37, 5, 0, Encoding::kAuto, Compression::kNone,
-     685, kFewerFalsePositives, true},
-    {"packed_spread_1000keys.bbf", 1000, 4, 0, Encoding::kAuto,
+    {"accurate_spread_37keys.bbf", 37, 5, 0, Encoding::kAuto,
+     Compression::kNone, 685, kFewerFalsePositives, true},
+    {"accurate_spread_1000keys.bbf", 1000, 4, 0, Encoding::kAuto,
      Compression::kNone, 1450, kFewerFalsePositives, true},
-    {"packed_empty.bbf", 0, 10, 0, Encoding::kAuto, Compression::kNone, 0,
+    {"accurate_empty.bbf", 0, 10, 0, Encoding::kAuto, Compression::kNone, 0,
      kFewerFalsePositives, true},
 };
 
@@ -102,8 +102,8 @@ std::string BuildBlock(const Golden& g) {
   FilterOptions options;
   options.bits_per_key = g.bits_per_key;
   options.seed = g.seed;
-  options.packed = g.packed != kNotPacked;
-  options.fewer_false_positives = g.packed == kFewerFalsePositives;
+  options.exact_size = g.exact_size != kNotExactSize;
+  options.fewer_false_positives = g.exact_size == kFewerFalsePositives;
   FilterBuilder builder = *FilterBuilder::Create(options);
   for (int i = 0; i < g.keys; ++i) builder.Add(Key(i));
   WriteOptions write;
@@ -148,8 +148,8 @@ TEST_P(GoldenTest, RebuildsByteForByteAndAnswersAsPinned) {
   }
 
   ReadOptions read;
-  read.seed = g.seed;  // packed blocks do not store it
-  read.allow_in_place = g.packed == kInPlace;
+  read.seed = g.seed;  // exact-size blocks do not store it
+  read.allow_in_place = g.exact_size == kInPlace;
   absl::StatusOr<Filter> filter = OpenFilter(AsBytes(stored), read);
   ASSERT_TRUE(filter.ok()) << filter.status();
   for (int i = 0; i < g.keys; ++i) ASSERT_TRUE(filter->MayContain(Key(i)));
@@ -163,14 +163,14 @@ TEST_P(GoldenTest, RebuildsByteForByteAndAnswersAsPinned) {
       g.file, stored.size(), filter->num_probes(), filter->lane_bits(),
       filter->set_low_bits(), positives);
   EXPECT_EQ(positives, g.absent_positives);
-  // What an engine's packed policy answers for the block, in either mode:
+  // What an engine's exact-size policy answers for the block, in either mode:
   // the in-place probe of the caller's bytes (src/exact_size/in_place.h) for
   // in-place blocks, the verified, cached copy for every other encoding, as
   // LevelDB tables written by any earlier version hold them. The same answers
   // as the opened filter.
   for (bool fewer_false_positives : {false, true}) {
     FilterPolicy::Options options;
-    options.packed = true;
+    options.exact_size = true;
     options.fewer_false_positives = fewer_false_positives;
     options.seed = g.seed;
     const FilterPolicy policy = *FilterPolicy::Create(options);

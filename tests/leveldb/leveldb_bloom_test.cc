@@ -7,7 +7,7 @@
 //    NewBloomFilterPolicy(10).
 //  - Sizes: for every key count 0..2,000 at every bits/key LevelDB takes
 //    (1..30), and a ladder to 100,000, CreateFilter appends exactly as many
-//    bytes as the built-in does for the same keys (PackedTest.
+//    bytes as the built-in does for the same keys (ExactSizeTest.
 //    BlockSizeIsLevelDBs checks the formula for every count to 100,000).
 //  - Rates: the default policy's measured false-positive rate is no worse
 //    than the built-in's, with a statistical allowance, at every bits/key
@@ -168,7 +168,7 @@ struct Policies {
 
 TEST(LevelDBSizeTest, SameSizeAsTheBuiltIn) {
   // Every count to 2,000 at every bits/key; beyond, a ladder to 100,000
-  // (the size is LevelDB's formula at every count: PackedTest.
+  // (the size is LevelDB's formula at every count: ExactSizeTest.
   // BlockSizeIsLevelDBs checks it for all of them).
   std::vector<int> counts;
   for (int n = 0; n <= 2000; ++n) counts.push_back(n);

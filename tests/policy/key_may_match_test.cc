@@ -1,7 +1,7 @@
 // FilterPolicy::KeyMayMatch's rules, tested once for every engine door: the
 // policy's own entry and the LevelDB adapter (which inlines the same
 // function, src/policy/key_may_match.h) give the same answer for every kind
-// of block: empty, in-place, packed (cached, or with a zero cache budget),
+// of block: empty, in-place, exact_size (cached, or with a zero cache budget),
 // per-SSTable encodings, damaged, and in-place bytes shown to a policy that
 // does not write them.
 #include <leveldb/filter_policy.h>
@@ -25,10 +25,10 @@ std::vector<std::string> Keys(int n, int salt) {
   return keys;
 }
 
-FilterPolicy Policy(bool packed, bool accurate,
+FilterPolicy Policy(bool exact_size, bool accurate,
                     size_t budget = size_t{16} << 20) {
   FilterPolicy::Options options;
-  options.packed = packed;
+  options.exact_size = exact_size;
   options.fewer_false_positives = accurate;
   options.probe_cache_bytes = budget;
   return *FilterPolicy::Create(options);
@@ -71,16 +71,16 @@ void ExpectSameAnswers(const FilterPolicy& policy, const std::string& block,
 
 TEST(KeyMayMatchTest, AnEmptyBlockIsARangeWithNoKeys) {
   for (bool accurate : {false, true}) {
-    const FilterPolicy policy = Policy(/*packed=*/true, accurate);
+    const FilterPolicy policy = Policy(/*exact_size=*/true, accurate);
     EXPECT_FALSE(policy.KeyMayMatch("k", {}));
     EXPECT_FALSE(Adapter(policy)->KeyMayMatch("k", leveldb::Slice()));
   }
 }
 
-TEST(KeyMayMatchTest, InPlaceAndPackedBlocksAnswerAlikeThroughBothDoors) {
+TEST(KeyMayMatchTest, InPlaceAndAccurateBlocksAnswerAlikeThroughBothDoors) {
   for (bool accurate : {false, true}) {
     for (size_t budget : {size_t{0}, size_t{16} << 20}) {
-      const FilterPolicy policy = Policy(/*packed=*/true, accurate, budget);
+      const FilterPolicy policy = Policy(/*exact_size=*/true, accurate, budget);
       for (int n : {0, 1, 36, 140, 1000}) {
         const auto keys = Keys(n, n);
         ExpectSameAnswers(policy, Block(policy, keys), keys);
@@ -89,21 +89,21 @@ TEST(KeyMayMatchTest, InPlaceAndPackedBlocksAnswerAlikeThroughBothDoors) {
   }
 }
 
-TEST(KeyMayMatchTest, EveryEncodingIsReadByAPackedPolicy) {
-  // Per-SSTable encodings (compact, full), as a non-packed policy writes.
-  const FilterPolicy sstable = Policy(/*packed=*/false, false);
+TEST(KeyMayMatchTest, EveryEncodingIsReadByAnExactSizePolicy) {
+  // Per-SSTable encodings (compact, full), as a non-exact-size policy writes.
+  const FilterPolicy sstable = Policy(/*exact_size=*/false, false);
   for (int n : {1, 50, 5000}) {
     const auto keys = Keys(n, 7);
     const std::string block = Block(sstable, keys);
     for (const auto& k : keys)
       ASSERT_TRUE(sstable.KeyMayMatch(k, Bytes(block)));
-    ExpectSameAnswers(Policy(/*packed=*/true, false), block, keys);
+    ExpectSameAnswers(Policy(/*exact_size=*/true, false), block, keys);
   }
 }
 
 TEST(KeyMayMatchTest, UnreadableBlocksMatchEverything) {
   for (bool accurate : {false, true}) {
-    const FilterPolicy policy = Policy(/*packed=*/true, accurate);
+    const FilterPolicy policy = Policy(/*exact_size=*/true, accurate);
     const auto adapter = Adapter(policy);
     std::string block = Block(policy, Keys(140, 3));
     // A tag no version writes; a checked block cut short.
@@ -118,17 +118,17 @@ TEST(KeyMayMatchTest, UnreadableBlocksMatchEverything) {
   }
 }
 
-TEST(KeyMayMatchTest, OnlyAPackedPolicyProbesInPlaceBytes) {
-  const FilterPolicy packed = Policy(/*packed=*/true, false);
-  const std::string block = Block(packed, Keys(140, 4));
+TEST(KeyMayMatchTest, OnlyAnExactSizePolicyProbesInPlaceBytes) {
+  const FilterPolicy exact_size = Policy(/*exact_size=*/true, false);
+  const std::string block = Block(exact_size, Keys(140, 4));
   ASSERT_LT(static_cast<uint8_t>(block.back()), 0x10);  // an in-place tag
-  const FilterPolicy sstable = Policy(/*packed=*/false, false);
+  const FilterPolicy sstable = Policy(/*exact_size=*/false, false);
   int absent_matches = 0;
   for (const auto& k : Keys(500, 6)) {
     ASSERT_TRUE(sstable.KeyMayMatch(k, Bytes(block))) << k;  // damage to it
-    absent_matches += packed.KeyMayMatch(k, Bytes(block));
+    absent_matches += exact_size.KeyMayMatch(k, Bytes(block));
   }
-  EXPECT_LT(absent_matches, 50);  // a real filter to the packed one
+  EXPECT_LT(absent_matches, 50);  // a real filter to the accurate one
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 // (src/policy/probe_cache.h): a block is verified once per thread, found again
 // by its content, answered from the copy that was verified, and bounded by its
 // budget; a damaged block is cached as "may match". The blocks here are of
-// the packed encoding (the accuracy mode, fewer_false_positives): in-place
+// the accurate encoding (the accuracy mode, fewer_false_positives): in-place
 // blocks, the default, never go through the cache (tests/core/
 // in_place_test.cc, tests/format/format_test.cc).
 #include "src/policy/probe_cache.h"
@@ -18,7 +18,7 @@
 #include "gtest/gtest.h"
 #include "src/core/filter_access.h"
 #include "src/policy/policy_access.h"
-#include "tests/packed_v2_block.h"
+#include "tests/accurate_v2_block.h"
 
 namespace blockbloom {
 namespace {
@@ -28,7 +28,7 @@ using internal::ThisThreadProbeCacheStats;
 FilterPolicy Policy(uint64_t seed = 0, size_t budget = size_t{16} << 20,
                     bool verify = true) {
   FilterPolicy::Options options;
-  options.packed = true;
+  options.exact_size = true;
   options.fewer_false_positives = true;
   options.seed = seed;
   options.probe_cache_bytes = budget;
@@ -65,7 +65,7 @@ void InFreshThread(Body body) {
 TEST(ProbeCacheTest, InPlaceBlocksNeverUseIt) {
   InFreshThread([] {
     FilterPolicy::Options options;
-    options.packed = true;  // the default: in-place blocks
+    options.exact_size = true;  // the default: in-place blocks
     const FilterPolicy policy = *FilterPolicy::Create(options);
     for (int f = 0; f < 50; ++f) {
       const auto keys = Keys(40, f);
@@ -143,8 +143,8 @@ TEST(ProbeCacheTest, NearlyEqualFiltersAtOneAddressAreToldApart) {
       const std::string first = Block(policy, keys);
       const std::string second = Block(policy, next);
       if (first.size() != second.size() || first == second) continue;
-      const std::string first_v2 = PackedVersion2Block(first, 0);
-      const std::string second_v2 = PackedVersion2Block(second, 0);
+      const std::string first_v2 = AccurateVersion2Block(first, 0);
+      const std::string second_v2 = AccurateVersion2Block(second, 0);
       if (key_without_crc(first_v2) != key_without_crc(second_v2)) continue;
       ++pairs;
       // Version 3: the ends alone tell them apart.

@@ -54,7 +54,7 @@ class TestBuild:
         rate = sum(f.may_contain(k) for k in ABSENT) / len(ABSENT)
         assert 0.003 < rate < 0.02, rate
         assert 0.008 < f.estimated_fpr < 0.011
-        assert f.layout == "blocked"
+        assert f.kind == "blocked"
 
     def test_fpr_option_sizes_the_filter(self):
         loose = blockbloom.Filter.from_keys(KEYS, fpr=0.05)
@@ -234,8 +234,8 @@ class TestRoundTrip:
             "full_5000keys.bbf": (5000, 0, 84),
             "full_5000keys_zstd.bbf": (5000, 0, 84),
             "full_2000keys_sparse_zstd.bbf": (2000, 99, 0),
-            "packed3_set_37keys.bbf": (37, 0, 56),
-            "packed3_spread_1000keys.bbf": (1000, 0, 1450),
+            "accurate3_set_37keys.bbf": (37, 0, 56),
+            "accurate3_spread_1000keys.bbf": (1000, 0, 1450),
         }
         absent = [b"absent-%d" % i for i in range(10000)]
         for name, (n, seed, positives) in table.items():
@@ -248,7 +248,7 @@ class TestRoundTrip:
             blockbloom.Filter.load(os.path.join(testdata, "inplace_37keys.bbf"))
         inplace = blockbloom.Filter.load(
             os.path.join(testdata, "inplace_37keys.bbf"), allow_in_place=True)
-        assert inplace.layout == "standard"
+        assert inplace.kind == "standard"
         assert inplace.may_contain_many(absent).sum() == 53
 
     def test_python_builds_golden_bytes(self, testdata):

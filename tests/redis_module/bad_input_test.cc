@@ -393,20 +393,20 @@ TEST_F(BadInputTest, BbLoadOfAHugeStatedTotal) {
 }
 
 TEST_F(BadInputTest, BbLoadOfFilesItDoesNotRead) {
-  // A packed filter block (what LevelDB stores): refused, and said so.
-  FilterOptions packed;
-  packed.packed = true;
-  packed.bits_per_key = 10;
-  absl::StatusOr<FilterBuilder> builder = FilterBuilder::Create(packed);
+  // An exact-size filter block (what LevelDB stores): refused, and said so.
+  FilterOptions exact_size;
+  exact_size.exact_size = true;
+  exact_size.bits_per_key = 10;
+  absl::StatusOr<FilterBuilder> builder = FilterBuilder::Create(exact_size);
   ASSERT_TRUE(builder.ok()) << builder.status();
   for (const std::string& item : Items("k", 0, 1000)) builder->Add(item);
   absl::StatusOr<Filter> filter = builder->Finish();
   ASSERT_TRUE(filter.ok()) << filter.status();
   absl::StatusOr<std::string> block = SerializeFilter(*filter);
   ASSERT_TRUE(block.ok()) << block.status();
-  EXPECT_TRUE(BbLoadAll(*client_, "packed", *block).is_error());
-  EXPECT_THAT(Cmd({"EXISTS", "packed"}), IsInt(0));
-  FilterOptions accurate = packed;
+  EXPECT_TRUE(BbLoadAll(*client_, "exact_size", *block).is_error());
+  EXPECT_THAT(Cmd({"EXISTS", "exact_size"}), IsInt(0));
+  FilterOptions accurate = exact_size;
   accurate.fewer_false_positives = true;
   builder = FilterBuilder::Create(accurate);
   ASSERT_TRUE(builder.ok()) << builder.status();
@@ -415,8 +415,9 @@ TEST_F(BadInputTest, BbLoadOfFilesItDoesNotRead) {
   ASSERT_TRUE(filter.ok()) << filter.status();
   block = SerializeFilter(*filter);
   ASSERT_TRUE(block.ok()) << block.status();
-  EXPECT_THAT(BbLoadAll(*client_, "packed", *block), IsErrorWith("packed"));
-  EXPECT_THAT(Cmd({"EXISTS", "packed"}), IsInt(0));
+  EXPECT_THAT(BbLoadAll(*client_, "exact_size", *block),
+              IsErrorWith("exact-size"));
+  EXPECT_THAT(Cmd({"EXISTS", "exact_size"}), IsInt(0));
 
   // What `blockbloom build` writes is read: a small filter in the compact
   // encoding, a full one, and a zstd one.

@@ -44,7 +44,7 @@ struct FilterRef {
   // Set for filters of ONE block whose 16 lanes split `num_bits` bits as
   // evenly as possible (src/core/layout.h, "one-block filters"); 0 otherwise.
   uint32_t num_bits = 0;
-  // Spread lanes of the packed encoding add the hash's high 32 bits to each
+  // Spread lanes of the accurate encoding add the hash's high 32 bits to each
   // lane's mix (src/core/layout.h): a one-block filter has no block index to
   // spend them on, and without them every key's pattern would be a function
   // of 32 bits (false positives of at least n / 2^32). The small-filter

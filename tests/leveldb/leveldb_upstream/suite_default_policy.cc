@@ -8,7 +8,7 @@
 // forwards (same Name(), same bytes, same answers). blockbloom's two modes
 // share one Name(), so the report also names the mode and counts the
 // encodings the filters were written in (in-place for the default mode,
-// packed for the accuracy mode): a run of one mode cannot pass as the
+// accurate for the accuracy mode): a run of one mode cannot pass as the
 // other's.
 #include <atomic>
 #include <cstdio>
@@ -36,7 +36,7 @@ std::atomic<uint64_t> keys_added{0};
 std::atomic<uint64_t> probes{0};
 std::atomic<uint64_t> probes_matched{0};
 std::atomic<uint64_t> in_place{0};  // blockbloom's encodings
-std::atomic<uint64_t> packed{0};
+std::atomic<uint64_t> accurate{0};
 std::atomic<uint64_t> other_encoding{0};
 const char* policy_name = "none";
 const char* policy_mode = "";
@@ -53,8 +53,8 @@ void CountEncoding(std::string_view filter) {
   std::atomic<uint64_t>* count = &other_encoding;
   if (info.ok() && info->encoding == blockbloom::Encoding::kInPlace) {
     count = &in_place;
-  } else if (info.ok() && info->encoding == blockbloom::Encoding::kPacked) {
-    count = &packed;
+  } else if (info.ok() && info->encoding == blockbloom::Encoding::kAccurate) {
+    count = &accurate;
   }
   count->fetch_add(1, std::memory_order_relaxed);
 #else
@@ -88,9 +88,9 @@ void Report() {
   char encodings[128] = "";
 #if defined(LU_SUITE_BLOCKBLOOM)
   std::snprintf(encodings, sizeof(encodings),
-                "; %llu in-place, %llu packed, %llu other",
+                "; %llu in-place, %llu accurate, %llu other",
                 static_cast<unsigned long long>(in_place.load()),
-                static_cast<unsigned long long>(packed.load()),
+                static_cast<unsigned long long>(accurate.load()),
                 static_cast<unsigned long long>(other_encoding.load()));
 #endif
   std::fprintf(stderr,

@@ -1,13 +1,13 @@
-// Test helper: a packed block of format version 3 (what writers produce now)
-// turned into the version 2 block of the same filter (what LevelDB tables
+// Test helper: an exact-size block of format version 3 (what writers produce
+// now) turned into the version 2 block of the same filter (what LevelDB tables
 // written before hold), straight from docs/FORMAT.md: restore the first 8
 // bytes of the payload (XOR with XXH3-64 of the rest, with the seed), move
 // the tag from 0x90 + l / 0xA0 + k - 1 to 0xF0 + l / 0xE0 + k - 1, and
 // recompute the CRC-16 over the payload, the seed and the tag. Written apart
 // from src/format/format.cc on purpose: it checks the spec as much as it feeds
 // the tests that need version 2 blocks.
-#ifndef BLOCKBLOOM_TESTS_PACKED_V2_BLOCK_H_
-#define BLOCKBLOOM_TESTS_PACKED_V2_BLOCK_H_
+#ifndef BLOCKBLOOM_TESTS_ACCURATE_V2_BLOCK_H_
+#define BLOCKBLOOM_TESTS_ACCURATE_V2_BLOCK_H_
 
 #include <xxhash.h>
 
@@ -17,7 +17,7 @@
 
 namespace blockbloom {
 
-inline std::string PackedVersion2Block(std::string block, uint64_t seed) {
+inline std::string AccurateVersion2Block(std::string block, uint64_t seed) {
   const size_t payload = block.size() - 3;
   if (payload > 8) {
     uint64_t first;
@@ -48,4 +48,4 @@ inline std::string PackedVersion2Block(std::string block, uint64_t seed) {
 
 }  // namespace blockbloom
 
-#endif  // BLOCKBLOOM_TESTS_PACKED_V2_BLOCK_H_
+#endif  // BLOCKBLOOM_TESTS_ACCURATE_V2_BLOCK_H_
