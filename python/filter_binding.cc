@@ -1,5 +1,6 @@
 // blockbloom.Filter: build, query (one key, lists, numpy batches with the
-// GIL released), save and load; and the C++ timings of bench/python_bench.py.
+// GIL released), save and load; and the C++ timings of
+// bench/python/python_bench.py.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -39,7 +40,7 @@ namespace py = pybind11;
 namespace {
 
 // Seconds per call of the C++ batch probes, timed in C++ (the minimum over
-// `repeats` calls): the baseline of bench/python_bench.py.
+// `repeats` calls): the baseline of bench/python/python_bench.py.
 double TimeHashBatch(const PyFilter& self, py::object hashes, int repeats) {
   HashBuffer buffer(hashes);
   std::unique_ptr<bool[]> results(new bool[buffer.span().size()]);

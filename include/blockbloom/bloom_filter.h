@@ -97,14 +97,14 @@ struct BloomFilterOptions {
   //   5. Clear and Intersect are atomic per 32-bit word, not as a whole: a
   //      key added while they run may be lost. Run them when no thread adds.
   //      View() and bits() give plain memory: use them when no thread adds.
-  // Cost (bench/memory_bench.cc; numbers in docs/BENCHMARKS.md, "In-memory
-  // filters"): a query is k relaxed loads instead of one SIMD compare, about
-  // 3x slower in cache and 2.5-4.5x slower for independent queries out of
-  // cache; an Add issues one locked RMW per clear bit, about 6x slower in
-  // cache, and out of cache each single Add pays a full memory latency
-  // (locked instructions stop the CPU from overlapping misses). AddBatch and
-  // MayContainBatch prefetch, so out of cache they cost a fraction of the
-  // single calls.
+  // Cost (bench/memory/memory_bench.cc; numbers in docs/BENCHMARKS.md,
+  // "In-memory filters"): a query is k relaxed loads instead of one SIMD
+  // compare, about 3x slower in cache and 2.5-4.5x slower for independent
+  // queries out of cache; an Add issues one locked RMW per clear bit, about 6x
+  // slower in cache, and out of cache each single Add pays a full memory
+  // latency (locked instructions stop the CPU from overlapping misses).
+  // AddBatch and MayContainBatch prefetch, so out of cache they cost a fraction
+  // of the single calls.
   bool concurrent = false;
 };
 

@@ -26,8 +26,8 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // Where the 19 instructions of a single probe go on AVX-512 (ProbeHash,
-// counted in the disassembly by bench/instructions; Parquet's split block
-// probe takes 17): the block address (shift, multiply, shift, scale, add:
+// counted in the disassembly by bench/filters/instructions.sh; Parquet's split
+// block probe takes 17): the block address (shift, multiply, shift, scale, add:
 // 5), the lane set (selector multiply, x240 reduction, shift, the table
 // row's pointer, 2-byte load into a mask register: 5), the 16 lanes' bit
 // numbers (broadcast, multiply, shift: 3), the bits (broadcast 1s, variable

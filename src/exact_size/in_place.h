@@ -56,8 +56,8 @@ inline constexpr bool InPlaceSizeValid(size_t block_bytes) {
 // StandardBit) tested two at a time, both loaded before one branch on the
 // pair (an odd k tests its last bit alone).
 //
-// Why (bench/leveldb_many_filters and the variants beside it, 36-key filters
-// back to back, time per probe against the built-in's at 100 and 17,554
+// Why (bench/leveldb/leveldb_many_filters and the variants beside it, 36-key
+// filters back to back, time per probe against the built-in's at 100 and 17,554
 // filters; docs/BENCHMARKS.md, "How the probe was chosen"):
 //   spread lanes, one bit per branch, last lane first   1.04x, 1.16x
 //   spread lanes, two bits per branch, lanes in x order  0.75x, 0.81x

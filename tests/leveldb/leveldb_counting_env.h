@@ -3,8 +3,8 @@
 // lookups are a filter's false positives. Optionally each read also waits a
 // fixed time (a busy wait: sleeps overshoot by tens of microseconds), to
 // stand for a device slower than the page cache (100 us: an SSD's random
-// read). For the engine tests, the demo and bench/leveldb_disk_reads; not
-// part of the API.
+// read). For the engine tests, the demo and bench/leveldb/leveldb_disk_reads;
+// not part of the API.
 #ifndef BLOCKBLOOM_TESTS_LEVELDB_LEVELDB_COUNTING_ENV_H_
 #define BLOCKBLOOM_TESTS_LEVELDB_LEVELDB_COUNTING_ENV_H_
 

@@ -1,8 +1,8 @@
-# Shared by tests/leveldb/leveldb_upstream/run and bench/leveldb_db_bench
-# (sourced, not run): fetches LevelDB 1.23's source from Debian, installs
-# blockbloom's core library and LevelDB adapter from a blockbloom build tree
-# into a private prefix, and builds LevelDB from source with targets of
-# CMakeLists.txt beside this file.
+# Shared by tests/leveldb/leveldb_upstream/run and
+# bench/leveldb/leveldb_db_bench.sh (sourced, not run): fetches LevelDB
+# 1.23's source from Debian, installs blockbloom's core library and LevelDB
+# adapter from a blockbloom build tree into a private prefix, and builds
+# LevelDB from source with targets of CMakeLists.txt beside this file.
 #
 # Functions set these globals:
 #   lu_fetch:   LU_SRC (the pristine, unpacked leveldb-1.23 folder)
