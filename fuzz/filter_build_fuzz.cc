@@ -69,10 +69,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       absl::MakeConstSpan(copy.data() + 1, filter->bits().size()),
       filter->shape(), seed, filter->num_keys());
   Check(wrapped.ok(), "Wrap");
-  const blockbloom::internal::FilterRef ref = {
-      copy.data() + 1, filter->num_blocks(),
-      blockbloom::internal::LaneSetsFor(filter->num_probes()), seed,
-      static_cast<uint32_t>(filter->lane_bits())};
+  const blockbloom::internal::FilterRef ref =
+      blockbloom::internal::BlockedRef(copy.data() + 1, filter->shape(), seed);
   for (size_t i = 0; i + 8 <= size; i += 3) {
     uint64_t h;
     std::memcpy(&h, data + i, 8);

@@ -39,9 +39,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (filter.ok() != valid) abort();
   if (!filter.ok()) return 0;
 
-  const blockbloom::internal::FilterRef ref = {
-      bits.get(), claimed_blocks, blockbloom::internal::LaneSetsFor(k), seed,
-      static_cast<uint32_t>(lane_bits)};
+  const blockbloom::internal::FilterRef ref = blockbloom::internal::BlockedRef(
+      bits.get(),
+      blockbloom::FilterShape{claimed_blocks, k, static_cast<int>(lane_bits)},
+      seed);
   std::vector<uint64_t> hashes;
   for (size_t i = 0; i + 8 <= size; i += 5) {
     uint64_t h;

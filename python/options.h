@@ -21,6 +21,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 #include "blockbloom/bloom_filter.h"
 #include "blockbloom/counting_filter.h"
@@ -81,8 +82,11 @@ inline FilterOptions MakeFilterOptions(double bits_per_key,
   FilterOptions options;
   options.bits_per_key = bits_per_key;
   if (fpr.has_value()) {
+    // InvalidArgumentError (a ValueError too), as the C++ options checks
+    // raise it: BloomFilter.create's fpr, bits_per_key <= 0 here.
     if (!(*fpr > 0 && *fpr < 1)) {
-      throw py::value_error("fpr must be in (0, 1)");
+      RaiseStatus(absl::InvalidArgumentError(
+          absl::StrCat("fpr must be in (0, 1), got ", *fpr)));
     }
     options.fp_rate = *fpr;
   }

@@ -135,10 +135,8 @@ void FilterBuilder::MakeRoom() {
 
 // Inserts [pending_, end) into the fixed-shape filter.
 void FilterBuilder::InsertPending(const uint64_t* end) {
-  const internal::FilterRef ref = {
-      fixed_bits_->data(), options_.shape.num_blocks,
-      internal::LaneSetsFor(options_.shape.num_probes), options_.seed,
-      static_cast<uint32_t>(options_.shape.lane_bits)};
+  const internal::FilterRef ref =
+      internal::BlockedRef(fixed_bits_->data(), options_.shape, options_.seed);
   internal::KernelsFor(ref.lane_bits)
       ->insert(ref, fixed_bits_->data(), pending_.get(),
                static_cast<size_t>(end - pending_.get()));
@@ -210,9 +208,8 @@ absl::StatusOr<Filter> FilterBuilder::Finish() {
   uint8_t* data = (*bits)->data();
   const internal::Kernels* kernels =
       internal::KernelsFor(static_cast<uint32_t>(shape->lane_bits));
-  const internal::FilterRef ref = {
-      data, shape->num_blocks, internal::LaneSetsFor(shape->num_probes),
-      options_.seed, static_cast<uint32_t>(shape->lane_bits)};
+  const internal::FilterRef ref =
+      internal::BlockedRef(data, *shape, options_.seed);
   if (hashes != nullptr) {
     // Each chunk is freed once inserted: the filter's pages, touched as they
     // are filled, can reuse the hashes' memory.

@@ -42,14 +42,16 @@ Filter::Filter(std::unique_ptr<internal::AlignedBuffer> owned,
       shape_(shape),
       size_bytes_(shape.size_bytes()),
       num_keys_(num_keys),
-      ref_{bits, shape.num_blocks,
-           internal::LaneSetsFor(std::max(shape.num_probes, 1)), seed,
-           static_cast<uint32_t>(shape.lane_bits)},
+      ref_(internal::BlockedRef(bits, shape, seed)),
       kernels_(kernels) {
   // A small filter (one block of other lanes) is a one-block filter with
-  // spread lanes of equal width: the gather kernels probe it.
+  // spread lanes of equal width (without the accurate encoding's high mix):
+  // the gather kernels probe it.
   if (shape.num_blocks == 1 && shape.lane_bits != internal::kLaneBits) {
-    internal::SpreadLanes(16 * static_cast<uint32_t>(shape.lane_bits), &ref_);
+    ref_ =
+        internal::SpreadRef(bits, 16 * static_cast<uint32_t>(shape.lane_bits),
+                            shape.num_probes, seed, /*mix_high=*/false);
+    ref_.lane_bits = static_cast<uint32_t>(shape.lane_bits);
     kernels_ = internal::SpreadKernels(size_bytes_);
   }
   probe_hash_ = kernels_->probe_hash;

@@ -128,6 +128,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "blockbloom/filter.h"
 #include "blockbloom/internal/filter_ref.h"
 
 static_assert(
@@ -285,10 +286,61 @@ inline constexpr uint32_t StandardBit(uint32_t num_bits, uint32_t lo,
   return static_cast<uint32_t>((uint64_t{mix} * num_bits) >> 32);
 }
 
-// Marks `f` as a one-block filter of `num_bits` bits (in [16, 2^31)) with
-// spread lanes.
-inline void SpreadLanes(uint32_t num_bits, FilterRef* f) {
-  f->num_bits = num_bits;
+// The FilterRef of each kind: what a probe reads (blockbloom/internal/
+// filter_ref.h).
+//
+// A blocked filter of `shape` over `bits`.
+inline FilterRef BlockedRef(const uint8_t* bits, const FilterShape& shape,
+                            uint64_t seed) {
+  FilterRef f = {bits, shape.num_blocks,
+                 LaneSetsFor(shape.num_probes > 0 ? shape.num_probes : 1), seed,
+                 static_cast<uint32_t>(shape.lane_bits)};
+  f.kind = FilterKind::kBlocked;
+  return f;
+}
+
+// ONE block of a blocked filter of `shape`, as a filter of one block: the
+// kernels probe or set a hash's bits in the block the view points at,
+// whichever block of the whole filter the hash maps to. For filters whose
+// blocks live apart: a shared filter's blocks read with GETRANGE
+// (src/redis_client), a Redis module layer's pieces (src/filter_stack).
+// `block` may be set later (ref.bits), per probe.
+inline FilterRef OneBlockView(const FilterShape& shape, uint64_t seed,
+                              const uint8_t* block = nullptr) {
+  FilterRef f = BlockedRef(block, shape, seed);
+  f.num_blocks = 1;
+  return f;
+}
+
+// A one-block filter of `num_bits` bits (in [16, 2^31)) with spread lanes
+// and k probes; `mix_high` for the accurate encoding's (see FilterRef).
+inline FilterRef SpreadRef(const uint8_t* bits, uint32_t num_bits, int k,
+                           uint64_t seed, bool mix_high) {
+  FilterRef f = {bits, 1, LaneSetsFor(k), seed, 0};
+  f.kind = FilterKind::kSpread;
+  f.num_bits = num_bits;
+  f.mix_high = mix_high;
+  return f;
+}
+
+// A standard Bloom filter of `num_bits` bits and k probes (the in-place
+// encoding; "In-place filters" above).
+inline FilterRef StandardRef(const uint8_t* bits, uint32_t num_bits, int k,
+                             uint64_t seed) {
+  FilterRef f = {bits, 1, LaneSetsFor(1), seed, 0};
+  f.kind = FilterKind::kStandard;
+  f.num_bits = num_bits;
+  f.num_probes = static_cast<uint32_t>(k);
+  return f;
+}
+
+// A compressed fingerprint set over `bits`, probed through its index.
+inline FilterRef SetRef(const uint8_t* bits, const SetIndex* set,
+                        uint64_t seed) {
+  FilterRef f = {bits, 1, LaneSetsFor(1), seed, 0};
+  f.kind = FilterKind::kSet;
+  f.set = set;
+  return f;
 }
 
 // Calls fn(bit_index) for each of the key's k bits, as an index into the
@@ -296,14 +348,14 @@ inline void SpreadLanes(uint32_t num_bits, FilterRef* f) {
 template <typename Fn>
 inline void ForEachBit(const FilterRef& f, uint64_t hash, Fn fn) {
   const uint32_t lo = static_cast<uint32_t>(hash);
-  if (f.standard_probes != 0) {  // k bits anywhere
+  if (f.kind == FilterKind::kStandard) {  // k bits anywhere
     const uint32_t high = static_cast<uint32_t>(hash >> 32);
-    for (uint32_t j = 0; j < f.standard_probes; ++j) {
+    for (uint32_t j = 0; j < f.num_probes; ++j) {
       fn(uint64_t{StandardBit(f.num_bits, lo, high, j)});
     }
     return;
   }
-  if (f.num_bits != 0) {  // one block of spread lanes
+  if (f.kind == FilterKind::kSpread) {  // one block of spread lanes
     const uint32_t high = f.mix_high ? static_cast<uint32_t>(hash >> 32) : 0;
     for (uint32_t set = f.lane_sets[Selector(lo)]; set != 0; set &= set - 1) {
       const uint32_t lane = static_cast<uint32_t>(std::countr_zero(set));

@@ -12,7 +12,7 @@
 
 namespace blockbloom::internal {
 
-// For a FilterRef with num_bits set (SpreadLanes): a gather of the key's k
+// For a FilterRef of FilterKind::kSpread (SpreadRef): a gather of the key's k
 // words on every SIMD target when the filter has at least 4 bytes (the
 // gathers read 4 bytes at a time, never past the filter), the scalar
 // reference below that. Probes only: insert and add go through the

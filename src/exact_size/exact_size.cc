@@ -22,9 +22,9 @@ namespace {
 Filter SpreadFilter(std::unique_ptr<AlignedBuffer> owned, const uint8_t* bits,
                     uint64_t payload_bytes, int k, uint64_t seed,
                     uint64_t num_keys) {
-  FilterRef ref = {bits, 1, LaneSetsFor(k), seed, 0};
-  SpreadLanes(static_cast<uint32_t>(8 * payload_bytes), &ref);
-  ref.mix_high = true;
+  const FilterRef ref =
+      SpreadRef(bits, static_cast<uint32_t>(8 * payload_bytes), k, seed,
+                /*mix_high=*/true);
   return FilterAccess::Make(std::move(owned), FilterKind::kSpread, ref,
                             FilterShape{1, k, 0}, payload_bytes, num_keys,
                             SpreadKernels(payload_bytes));
@@ -49,8 +49,7 @@ absl::StatusOr<Filter> SetFilter(absl::Span<const uint8_t> payload,
     std::memcpy(area + index_bytes, payload.data(), payload.size());
     bits = area + index_bytes;
   }
-  FilterRef ref = {bits, 1, LaneSetsFor(1), seed, 0};
-  ref.set = index;
+  const FilterRef ref = SetRef(bits, index, seed);
   Filter filter = FilterAccess::Make(*std::move(storage), FilterKind::kSet, ref,
                                      FilterShape{1, 0, 0}, payload.size(),
                                      params.count, SetKernels(params.low_bits));
@@ -115,24 +114,12 @@ absl::StatusOr<Filter> BuildAccurateFilter(std::vector<uint64_t>* hashes,
   uint8_t* data = (*bits)->data();
   Filter filter = SpreadFilter(*std::move(bits), data, payload_bytes,
                                choice.param, seed, num_keys);
-  FilterRef ref = {data, 1, LaneSetsFor(choice.param), seed, 0};
-  SpreadLanes(static_cast<uint32_t>(8 * payload_bytes), &ref);
-  ref.mix_high = true;
+  const FilterRef ref =
+      SpreadRef(data, static_cast<uint32_t>(8 * payload_bytes), choice.param,
+                seed, /*mix_high=*/true);
   for (uint64_t h : *hashes) ReferenceInsert(ref, data, h);
   return filter;
 }
-
-namespace {
-
-FilterRef StandardRef(const uint8_t* bits, uint64_t payload_bytes, int k,
-                      uint64_t seed) {
-  FilterRef ref = {bits, 1, LaneSetsFor(k), seed, 0};
-  ref.num_bits = static_cast<uint32_t>(8 * payload_bytes);
-  ref.standard_probes = static_cast<uint32_t>(k);
-  return ref;
-}
-
-}  // namespace
 
 absl::StatusOr<Filter> BuildInPlaceFilter(const std::vector<uint64_t>& hashes,
                                           uint64_t payload_bytes, uint64_t seed,
@@ -149,7 +136,8 @@ absl::StatusOr<Filter> BuildInPlaceFilter(const std::vector<uint64_t>& hashes,
       AlignedBuffer::Create(payload_bytes);
   if (!bits.ok()) return bits.status();
   uint8_t* data = (*bits)->data();
-  const FilterRef ref = StandardRef(data, payload_bytes, k, seed);
+  const FilterRef ref =
+      StandardRef(data, static_cast<uint32_t>(8 * payload_bytes), k, seed);
   for (uint64_t h : hashes) ReferenceInsert(ref, data, h);
   return FilterAccess::Make(*std::move(bits), FilterKind::kStandard, ref,
                             FilterShape{1, k, 0}, payload_bytes, hashes.size(),
@@ -160,7 +148,8 @@ Filter OpenInPlaceFilter(absl::Span<const uint8_t> payload, int k,
                          uint64_t seed) {
   return FilterAccess::Make(
       nullptr, FilterKind::kStandard,
-      StandardRef(payload.data(), payload.size(), k, seed),
+      StandardRef(payload.data(), static_cast<uint32_t>(8 * payload.size()), k,
+                  seed),
       FilterShape{1, k, 0}, payload.size(), 0, StandardKernels());
 }
 

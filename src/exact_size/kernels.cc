@@ -28,7 +28,7 @@ constexpr Kernels kSetKernels =
 // the very same code.
 bool StandardProbeHash(const FilterRef& f, uint64_t hash) {
   return InPlaceMayContainHash(f.bits, f.num_bits / 8,
-                               static_cast<int>(f.standard_probes), hash);
+                               static_cast<int>(f.num_probes), hash);
 }
 constexpr Kernels kStandardKernels =
     HWY_NAMESPACE::AdaptedKernels<&StandardProbeHash>(/*writable=*/true,

@@ -13,7 +13,7 @@ namespace blockbloom::internal {
 // parts. Probes only.
 const Kernels* SetKernels(int low_bits);
 
-// For a FilterRef with standard_probes set: the in-place probe
+// For a FilterRef of FilterKind::kStandard (StandardRef): the in-place probe
 // (src/exact_size/in_place.h); writes through the reference.
 const Kernels* StandardKernels();
 

@@ -26,8 +26,7 @@ Layer::Layer(const FilterShape& shape, uint64_t capacity, double fp_rate,
       fp_rate_(fp_rate),
       count_(count),
       kernels_(internal::KernelsFor(static_cast<uint32_t>(shape.lane_bits))),
-      ref_{nullptr, 1, internal::LaneSetsFor(shape.num_probes), 0,
-           static_cast<uint32_t>(shape.lane_bits)},
+      ref_(internal::OneBlockView(shape, /*seed=*/0)),
       table_(shape.size_bytes(),
              internal::BlockBytes(static_cast<uint32_t>(shape.lane_bits))) {}
 

@@ -87,9 +87,7 @@ BloomFilter::BloomFilter(const FilterShape& shape, uint64_t seed,
                          bool concurrent,
                          std::unique_ptr<internal::AlignedBuffer> bits)
     : shape_(shape),
-      ref_{bits->data(), shape.num_blocks,
-           internal::LaneSetsFor(shape.num_probes), seed,
-           static_cast<uint32_t>(shape.lane_bits)},
+      ref_(internal::BlockedRef(bits->data(), shape, seed)),
       bits_(std::move(bits)),
       kernels_(internal::KernelsFor(static_cast<uint32_t>(shape.lane_bits))),
       concurrent_(concurrent) {

@@ -65,8 +65,10 @@ CountingFilter::CountingFilter(
     const FilterShape& shape, uint64_t seed,
     std::unique_ptr<internal::AlignedBuffer> counters)
     : shape_(shape),
-      ref_{nullptr, shape.num_blocks, internal::LaneSetsFor(shape.num_probes),
-           seed, kLaneBits},
+      // Counters are 4 bits: a position's lane is kLaneBits positions.
+      ref_(internal::BlockedRef(
+          nullptr, FilterShape{shape.num_blocks, shape.num_probes, kLaneBits},
+          seed)),
       counters_(std::move(counters)) {}
 
 CountingFilter::CountingFilter(CountingFilter&&) noexcept = default;

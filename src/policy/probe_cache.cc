@@ -31,7 +31,7 @@ struct ProbeCacheEntry : ProbeCacheEntryHead {
     absl::StatusOr<Filter> filter = OpenFilter(block, options);
     if (filter.ok()) {
       const FilterRef& ref = FilterAccess::Ref(*filter);
-      const bool set = ref.set != nullptr;
+      const bool set = ref.kind == FilterKind::kSet;
       const size_t data = set ? SetIndexBytes(*ref.set) : filter->bits().size();
       ProbeCacheEntry* e =
           Allocate(key, block.data(), kDataAt + data, std::nothrow);

@@ -36,9 +36,8 @@ absl::Status SharedFilter::MayContainBatch(
                                        keys.size(), results.size());
   const blockbloom::internal::Kernels* kernels =
       blockbloom::internal::KernelsFor(32);
-  blockbloom::internal::FilterRef block = {
-      nullptr, 1, blockbloom::internal::LaneSetsFor(shape_.num_probes), seed_,
-      32};
+  blockbloom::internal::FilterRef block =
+      blockbloom::internal::OneBlockView(shape_, seed_);
   const internal::Scratch& scratch = *scratch_;
   auto build = [&](internal::Window& w, size_t i) {
     const uint64_t hash = HashKey(keys[i], seed_);
@@ -115,9 +114,8 @@ absl::StatusOr<uint64_t> SharedFilter::AddBatch(
   if (!added.empty())
     blockbloom::internal::CheckBatchSize("SharedFilter::AddBatch", keys.size(),
                                          added.size());
-  const blockbloom::internal::FilterRef ref = {
-      nullptr, shape_.num_blocks,
-      blockbloom::internal::LaneSetsFor(shape_.num_probes), seed_, 32};
+  const blockbloom::internal::FilterRef ref =
+      blockbloom::internal::BlockedRef(nullptr, shape_, seed_);
   const int k = shape_.num_probes;
   const internal::Scratch& scratch = *scratch_;
   std::vector<uint64_t> missing;  // shards found recreated by our own adds

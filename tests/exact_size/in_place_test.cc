@@ -46,9 +46,8 @@ TEST(InPlaceProbeTest, MatchesTheReferenceAtEverySizeAndK) {
           for (int j = 0; j < 8; ++j) b |= static_cast<uint8_t>(bit(rng) << j);
           bits[i] = b;
         }
-        FilterRef ref = {bits, 1, LaneSetsFor(k), 0, 0};
-        ref.num_bits = static_cast<uint32_t>(8 * bytes);
-        ref.standard_probes = static_cast<uint32_t>(k);
+        const FilterRef ref =
+            StandardRef(bits, static_cast<uint32_t>(8 * bytes), k, /*seed=*/0);
         for (uint64_t h : hashes) {
           const bool expected = ReferenceMayContain(ref, h);
           ASSERT_EQ(InPlaceMayContainHash(bits, bytes, k, h), expected)

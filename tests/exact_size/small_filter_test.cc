@@ -66,13 +66,13 @@ TEST(SpreadLanesTest, LanesCoverEveryBitOnce) {
 TEST(SpreadLanesTest, SameBitsAsEqualLanesWhenSixteenDividesTheSize) {
   const std::vector<uint64_t> hashes = Hashes(3000, 1);
   for (int w : {1, 3, 22, 32, 511, 512}) {
-    FilterRef blocked = {nullptr, 1, LaneSetsFor(7), 0,
-                         static_cast<uint32_t>(w)};
-    FilterRef spread = blocked;
-    SpreadLanes(16 * static_cast<uint32_t>(w), &spread);
+    const FilterRef blocked =
+        BlockedRef(nullptr, FilterShape{1, 7, w}, /*seed=*/0);
+    const FilterRef spread =
+        SpreadRef(nullptr, 16 * static_cast<uint32_t>(w), 7, /*seed=*/0,
+                  /*mix_high=*/false);
     for (uint64_t h : hashes) {
       std::vector<uint64_t> a, b;
-      blocked.num_bits = 0;
       ForEachBit(blocked, h, [&](uint64_t bit) { a.push_back(bit); });
       ForEachBit(spread, h, [&](uint64_t bit) { b.push_back(bit); });
       ASSERT_EQ(a, b) << "w " << w;
@@ -112,9 +112,8 @@ TEST(SpreadKernelsTest, EveryTargetMatchesTheReference) {
     // One byte in: the gathers must not assume alignment. Nothing after the
     // filter's last byte: ASan catches a gather that reads past it.
     p.storage = RandomBytes(c.bytes + 1, c.density, c.bytes * 31 + c.k);
-    p.ref = {p.storage.data() + 1, 1, LaneSetsFor(c.k), 9, 0};
-    SpreadLanes(8 * c.bytes, &p.ref);
-    p.ref.mix_high = c.mix_high;
+    p.ref = SpreadRef(p.storage.data() + 1, 8 * c.bytes, c.k, /*seed=*/9,
+                      c.mix_high);
     for (uint64_t h : hashes) {
       p.expected.push_back(ReferenceMayContain(p.ref, h));
       positives += p.expected.back();
@@ -147,9 +146,8 @@ TEST(SpreadKernelsTest, EveryTargetMatchesTheReference) {
 
 TEST(SpreadKernelsTest, KeyProbesHashWithTheSeed) {
   std::vector<uint8_t> storage = RandomBytes(300, 0.6, 3);
-  FilterRef ref = {storage.data(), 1, LaneSetsFor(6), 777, 0};
-  SpreadLanes(8 * 300, &ref);
-  ref.mix_high = true;
+  const FilterRef ref =
+      SpreadRef(storage.data(), 8 * 300, 6, /*seed=*/777, /*mix_high=*/true);
   std::vector<std::string> keys;
   for (int i = 0; i < 500; ++i) keys.push_back(absl::StrCat("key", i));
   std::vector<std::string_view> views(keys.begin(), keys.end());

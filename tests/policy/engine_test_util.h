@@ -1,5 +1,6 @@
-// Helpers shared by the engine tests: scratch directories, key names, and
-// locating a filter block inside a table file to damage it.
+// Helpers shared by the policy and engine tests: scratch directories, key
+// names, a policy's filter block, and locating a filter block inside a table
+// file to damage it.
 #ifndef BLOCKBLOOM_TESTS_POLICY_ENGINE_TEST_UTIL_H_
 #define BLOCKBLOOM_TESTS_POLICY_ENGINE_TEST_UTIL_H_
 
@@ -15,6 +16,8 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "blockbloom/filter_policy.h"
+#include "gtest/gtest.h"
 
 namespace blockbloom::testing {
 
@@ -47,6 +50,16 @@ inline std::string ValueFor(int i) {
   std::string v = absl::StrFormat("value-%d-", i);
   v.resize(100, 'v');  // 100-byte values, as in the measurements
   return v;
+}
+
+// The filter block `policy` writes for `keys` (a failure fails the test).
+inline std::string PolicyBlock(const FilterPolicy& policy,
+                               const std::vector<std::string>& keys) {
+  FilterPolicy::Builder builder = policy.NewBuilder();
+  for (const auto& k : keys) builder.AddKey(k);
+  std::string block;
+  EXPECT_TRUE(builder.Finish(&block).ok());
+  return block;
 }
 
 inline std::string ReadFile(const std::string& path) {

@@ -15,9 +15,12 @@
 #include "blockbloom/filter_policy.h"
 #include "blockbloom/leveldb.h"
 #include "gtest/gtest.h"
+#include "tests/policy/engine_test_util.h"
 
 namespace blockbloom {
 namespace {
+
+using ::blockbloom::testing::PolicyBlock;
 
 std::vector<std::string> Keys(int n, int salt) {
   std::vector<std::string> keys;
@@ -32,15 +35,6 @@ FilterPolicy Policy(bool exact_size, bool accurate,
   options.fewer_false_positives = accurate;
   options.probe_cache_bytes = budget;
   return *FilterPolicy::Create(options);
-}
-
-std::string Block(const FilterPolicy& policy,
-                  const std::vector<std::string>& keys) {
-  FilterPolicy::Builder builder = policy.NewBuilder();
-  for (const auto& k : keys) builder.AddKey(k);
-  std::string block;
-  EXPECT_TRUE(builder.Finish(&block).ok());
-  return block;
 }
 
 absl::Span<const uint8_t> Bytes(const std::string& s) {
@@ -83,7 +77,7 @@ TEST(KeyMayMatchTest, InPlaceAndAccurateBlocksAnswerAlikeThroughBothDoors) {
       const FilterPolicy policy = Policy(/*exact_size=*/true, accurate, budget);
       for (int n : {0, 1, 36, 140, 1000}) {
         const auto keys = Keys(n, n);
-        ExpectSameAnswers(policy, Block(policy, keys), keys);
+        ExpectSameAnswers(policy, PolicyBlock(policy, keys), keys);
       }
     }
   }
@@ -94,7 +88,7 @@ TEST(KeyMayMatchTest, EveryEncodingIsReadByAnExactSizePolicy) {
   const FilterPolicy sstable = Policy(/*exact_size=*/false, false);
   for (int n : {1, 50, 5000}) {
     const auto keys = Keys(n, 7);
-    const std::string block = Block(sstable, keys);
+    const std::string block = PolicyBlock(sstable, keys);
     for (const auto& k : keys)
       ASSERT_TRUE(sstable.KeyMayMatch(k, Bytes(block)));
     ExpectSameAnswers(Policy(/*exact_size=*/true, false), block, keys);
@@ -105,7 +99,7 @@ TEST(KeyMayMatchTest, UnreadableBlocksMatchEverything) {
   for (bool accurate : {false, true}) {
     const FilterPolicy policy = Policy(/*exact_size=*/true, accurate);
     const auto adapter = Adapter(policy);
-    std::string block = Block(policy, Keys(140, 3));
+    std::string block = PolicyBlock(policy, Keys(140, 3));
     // A tag no version writes; a checked block cut short.
     for (std::string bad :
          {block.substr(0, block.size() - 1) + '\xFF', block.substr(1)}) {
@@ -120,7 +114,7 @@ TEST(KeyMayMatchTest, UnreadableBlocksMatchEverything) {
 
 TEST(KeyMayMatchTest, OnlyAnExactSizePolicyProbesInPlaceBytes) {
   const FilterPolicy exact_size = Policy(/*exact_size=*/true, false);
-  const std::string block = Block(exact_size, Keys(140, 4));
+  const std::string block = PolicyBlock(exact_size, Keys(140, 4));
   ASSERT_LT(static_cast<uint8_t>(block.back()), 0x10);  // an in-place tag
   const FilterPolicy sstable = Policy(/*exact_size=*/false, false);
   int absent_matches = 0;

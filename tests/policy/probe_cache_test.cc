@@ -19,9 +19,12 @@
 #include "src/core/filter_access.h"
 #include "src/policy/policy_access.h"
 #include "tests/accurate_v2_block.h"
+#include "tests/policy/engine_test_util.h"
 
 namespace blockbloom {
 namespace {
+
+using ::blockbloom::testing::PolicyBlock;
 
 using internal::ThisThreadProbeCacheStats;
 
@@ -42,15 +45,6 @@ std::vector<std::string> Keys(int n, int salt) {
   return keys;
 }
 
-std::string Block(const FilterPolicy& policy,
-                  const std::vector<std::string>& keys) {
-  FilterPolicy::Builder builder = policy.NewBuilder();
-  for (const auto& k : keys) builder.AddKey(k);
-  std::string block;
-  EXPECT_TRUE(builder.Finish(&block).ok());
-  return block;
-}
-
 bool Match(const FilterPolicy& policy, const std::string& key,
            const std::string& block) {
   return policy.KeyMayMatch(key, AsBytes(block));
@@ -69,7 +63,7 @@ TEST(ProbeCacheTest, InPlaceBlocksNeverUseIt) {
     const FilterPolicy policy = *FilterPolicy::Create(options);
     for (int f = 0; f < 50; ++f) {
       const auto keys = Keys(40, f);
-      const std::string block = Block(policy, keys);
+      const std::string block = PolicyBlock(policy, keys);
       for (const auto& k : keys) ASSERT_TRUE(Match(policy, k, block));
     }
     EXPECT_EQ(ThisThreadProbeCacheStats().misses, 0u);
@@ -81,7 +75,7 @@ TEST(ProbeCacheTest, VerifiesABlockOncePerThread) {
   InFreshThread([] {
     const FilterPolicy policy = Policy();
     const auto keys = Keys(150, 1);
-    const std::string block = Block(policy, keys);
+    const std::string block = PolicyBlock(policy, keys);
     for (int round = 0; round < 3; ++round) {
       for (const auto& k : keys) ASSERT_TRUE(Match(policy, k, block));
     }
@@ -99,11 +93,11 @@ TEST(ProbeCacheTest, VerifiesABlockOncePerThread) {
 TEST(ProbeCacheTest, NewContentAtTheSameAddressIsANewBlock) {
   InFreshThread([] {
     const FilterPolicy policy = Policy();
-    std::string buffer = Block(policy, Keys(100, 1));
+    std::string buffer = PolicyBlock(policy, Keys(100, 1));
     const char* address = buffer.data();
     for (int salt = 2; salt < 40; ++salt) {
       const auto keys = Keys(100, salt);
-      const std::string next = Block(policy, keys);
+      const std::string next = PolicyBlock(policy, keys);
       ASSERT_EQ(next.size(), buffer.size());
       buffer.replace(0, next.size(), next);  // same memory, new filter
       ASSERT_EQ(buffer.data(), address);
@@ -140,8 +134,8 @@ TEST(ProbeCacheTest, NearlyEqualFiltersAtOneAddressAreToldApart) {
     for (int i = 0; i < 1000 && pairs < 20; ++i) {
       std::vector<std::string> next = keys;
       next[i % 140] = absl::StrCat("replaced-", i);
-      const std::string first = Block(policy, keys);
-      const std::string second = Block(policy, next);
+      const std::string first = PolicyBlock(policy, keys);
+      const std::string second = PolicyBlock(policy, next);
       if (first.size() != second.size() || first == second) continue;
       const std::string first_v2 = AccurateVersion2Block(first, 0);
       const std::string second_v2 = AccurateVersion2Block(second, 0);
@@ -167,7 +161,7 @@ TEST(ProbeCacheTest, AnswersFromTheVerifiedCopy) {
   InFreshThread([] {
     const FilterPolicy policy = Policy();
     const auto keys = Keys(150, 3);
-    std::string block = Block(policy, keys);
+    std::string block = PolicyBlock(policy, keys);
     ASSERT_TRUE(Match(policy, keys[0], block));
     for (size_t i = 8; i + 8 < block.size(); ++i) block[i] = 0;
     for (const auto& k : keys) ASSERT_TRUE(Match(policy, k, block));
@@ -186,7 +180,7 @@ TEST(ProbeCacheTest, ReadersWithAnotherSeedOrVerificationKeepApart) {
     const FilterPolicy eight = Policy(8);
     const FilterPolicy trusting = Policy(7, size_t{16} << 20, false);
     const auto keys = Keys(60, 4);
-    const std::string block = Block(seven, keys);
+    const std::string block = PolicyBlock(seven, keys);
     // Two readers of one block, interleaved: both stay cached (a block's
     // address has two ways).
     int seven_hits = 0, eight_hits = 0;
@@ -212,7 +206,7 @@ TEST(ProbeCacheTest, StaysWithinItsBudget) {
     std::vector<std::vector<std::string>> keys;
     for (int i = 0; i < 2000; ++i) {
       keys.push_back(Keys(40, i));
-      blocks.push_back(Block(policy, keys.back()));
+      blocks.push_back(PolicyBlock(policy, keys.back()));
     }
     for (int round = 0; round < 2; ++round) {
       for (size_t i = 0; i < blocks.size(); ++i) {
@@ -223,7 +217,7 @@ TEST(ProbeCacheTest, StaysWithinItsBudget) {
     EXPECT_GT(ThisThreadProbeCacheStats().entries, 50u);
     // A block over the budget is opened anew on every probe, correctly.
     const auto big_keys = Keys(100000, 77);
-    const std::string big = Block(policy, big_keys);
+    const std::string big = PolicyBlock(policy, big_keys);
     ASSERT_GT(big.size(), budget);
     const uint64_t misses = ThisThreadProbeCacheStats().misses;
     for (int i = 0; i < 10; ++i) ASSERT_TRUE(Match(policy, big_keys[i], big));
@@ -235,7 +229,7 @@ TEST(ProbeCacheTest, ABudgetOfZeroVerifiesEveryProbe) {
   InFreshThread([] {
     const FilterPolicy policy = Policy(0, 0);
     const auto keys = Keys(30, 6);
-    const std::string block = Block(policy, keys);
+    const std::string block = PolicyBlock(policy, keys);
     for (const auto& k : keys) ASSERT_TRUE(Match(policy, k, block));
     EXPECT_EQ(ThisThreadProbeCacheStats().entries, 0u);
   });
@@ -264,7 +258,7 @@ TEST(ProbeCacheTest, AddressesAtAStrideSpreadOverTheBuckets) {
 TEST(ProbeCacheTest, ThreadsHaveTheirOwnCaches) {
   const FilterPolicy policy = Policy();
   const auto keys = Keys(100, 8);
-  const std::string block = Block(policy, keys);
+  const std::string block = PolicyBlock(policy, keys);
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&] {

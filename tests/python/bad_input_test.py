@@ -89,9 +89,19 @@ class TestBadOptions:
             blockbloom.Filter.from_keys(KEYS, bits_per_key=0)
         with pytest.raises(blockbloom.InvalidArgumentError):
             blockbloom.Filter.from_keys(KEYS, bits_per_key=-3)
-        for fpr in (0, 1, 1.5, -0.1):
-            with pytest.raises(ValueError):
-                blockbloom.Filter.from_keys(KEYS, fpr=fpr)
+        # As BloomFilter.create: InvalidArgumentError (a ValueError too),
+        # for every way of making a Filter.
+        hashes = np.arange(100, dtype=np.uint64)
+        fixed = bytes(40)  # ten 4-byte keys
+        for fpr in (0, 1, 1.5, -0.1, float("nan"), float("inf")):
+            for make in (lambda: blockbloom.Filter.from_keys(KEYS, fpr=fpr),
+                         lambda: blockbloom.Filter.from_hashes(hashes,
+                                                               fpr=fpr),
+                         lambda: blockbloom.Filter.from_fixed(fixed, 4,
+                                                              fpr=fpr)):
+                with pytest.raises(blockbloom.InvalidArgumentError,
+                                   match="fpr"):
+                    make()
         with pytest.raises(TypeError):  # seeds are in [0, 2**64)
             blockbloom.Filter.from_keys(KEYS, seed=-1)
         with pytest.raises(TypeError):

@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "tests/redis_module/module_client.h"
 #include "tests/redis_module/module_server.h"
+#include "tests/redis_module/module_test.h"
 
 namespace blockbloom::testing {
 namespace {
@@ -24,34 +25,7 @@ using ::testing::Le;
 using ::testing::Not;
 using ::testing::SizeIs;
 
-class CommandsTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    server_ = NewModuleServer().release();
-    ASSERT_TRUE(server_->Start()) << "module: " << RedisModulePath();
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-  void SetUp() override {
-    ASSERT_NE(server_, nullptr);
-    ASSERT_TRUE(server_->running());
-    client_ = std::make_unique<Client>(server_->port());
-    ASSERT_TRUE(client_->connected());
-  }
-  void TearDown() override {
-    // Whatever a test sent, the server must still be up.
-    EXPECT_THAT(client_->Command({"PING"}), IsStatus("PONG"));
-  }
-  Reply Cmd(const std::vector<std::string>& args) {
-    return client_->Command(args);
-  }
-
-  static RedisServer* server_;
-  std::unique_ptr<Client> client_;
-};
-RedisServer* CommandsTest::server_ = nullptr;
+class CommandsTest : public ModuleTest {};
 
 TEST_F(CommandsTest, ArityErrorsNameTheLowerCaseCommand) {
   struct Case {

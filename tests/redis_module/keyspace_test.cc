@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "tests/redis_module/module_client.h"
 #include "tests/redis_module/module_server.h"
+#include "tests/redis_module/module_test.h"
 
 namespace blockbloom::testing {
 namespace {
@@ -22,28 +23,12 @@ using ::testing::Gt;
 using ::testing::Le;
 using ::testing::Lt;
 
-class KeyspaceTest : public ::testing::Test {
+class KeyspaceTest : public ModuleTest {
  protected:
   static void SetUpTestSuite() {
     ModuleServerOptions options;
     options.debug_command = true;
-    server_ = NewModuleServer(options).release();
-    ASSERT_TRUE(server_->Start()) << "module: " << RedisModulePath();
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-  void SetUp() override {
-    ASSERT_NE(server_, nullptr);
-    client_ = std::make_unique<Client>(server_->port());
-    ASSERT_TRUE(client_->connected());
-  }
-  void TearDown() override {
-    EXPECT_THAT(client_->Command({"PING"}), IsStatus("PONG"));
-  }
-  Reply Cmd(const std::vector<std::string>& args) {
-    return client_->Command(args);
+    StartServer(options);
   }
   long long MemoryUsage(const std::string& key) {
     const Reply r = Cmd({"MEMORY", "USAGE", key, "SAMPLES", "0"});
@@ -63,11 +48,7 @@ class KeyspaceTest : public ::testing::Test {
     const Reply r = Cmd({"DEBUG", "DIGEST-VALUE", key});
     return r.is_array() && !r.elements.empty() ? r.elements[0].str : "";
   }
-
-  static RedisServer* server_;
-  std::unique_ptr<Client> client_;
 };
-RedisServer* KeyspaceTest::server_ = nullptr;
 
 TEST_F(KeyspaceTest, CopyIsIndependent) {
   // Several pieces (over 1 MiB of bits), so that copy-on-write matters.

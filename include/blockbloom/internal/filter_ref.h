@@ -4,17 +4,17 @@
 
 #include <cstdint>
 
-namespace blockbloom::internal {
+namespace blockbloom {
+enum class FilterKind : uint8_t;  // blockbloom/filter.h
+}  // namespace blockbloom
 
-// Everything a probe needs. A Filter keeps one, and the kernels take it by
-// reference, so a probe passes one pointer instead of building arguments.
-struct SetIndex;  // src/exact_size/fingerprint_set.h
+namespace blockbloom::internal {
 
 // What a probe of a compressed fingerprint set (FilterKind::kSet,
 // src/exact_size/fingerprint_set.h) needs, prepared once per opened filter:
-// the set decoded into
-// arrays, so that a probe is a multiply, two array reads for its bucket's
-// range of entries, and a compare per entry in it (about one). About 3
+// the set decoded into arrays, so that a probe is a multiply, two array reads
+// for its bucket's range of entries, and a compare per entry in it (about
+// one). About 3
 // bytes per key at 10 bits/key (a byte per entry's low part, a byte per
 // bucket's offset), a few times the payload: a filter is probed far more
 // often than it is opened, and probing the payload itself would cost a
@@ -35,26 +35,33 @@ struct SetIndex {
   const uint8_t* lows8;
   const uint16_t* lows16;
 };
+// Everything a probe needs. A Filter keeps one, and the kernels take it by
+// reference, so a probe passes one pointer instead of building arguments.
+// `kind` says how the probe reads the bits, and which fields below it
+// applies to; src/core/layout.h makes each kind's (BlockedRef, OneBlockView,
+// SpreadRef, StandardRef, SetRef).
 struct FilterRef {
-  const uint8_t* bits;        // num_blocks * 2 * lane_bits bytes, any alignment
-  uint64_t num_blocks;        // in [1, 2^32]
-  const uint16_t* lane_sets;  // the layout's lane-set table row for k
+  const uint8_t* bits;        // the filter's bits, any alignment
+  uint64_t num_blocks;        // kBlocked: in [1, 2^32]; the others: 1
+  const uint16_t* lane_sets;  // kBlocked, kSpread: the lane-set table row for k
   uint64_t seed;              // hash seed, for the keyed probes
-  uint32_t lane_bits = 32;    // bits per lane: 32, or fewer for small filters
-  // Set for filters of ONE block whose 16 lanes split `num_bits` bits as
-  // evenly as possible (src/core/layout.h, "one-block filters"); 0 otherwise.
+  uint32_t lane_bits = 32;    // kBlocked: bits per lane (32, or fewer for
+                              // one-block small filters)
+  FilterKind kind{};          // kBlocked (0) unless a maker says otherwise
+  // kSpread: ONE block whose 16 lanes split `num_bits` bits as evenly as
+  // possible (src/core/layout.h, "one-block filters"); kStandard: the
+  // filter's bits.
   uint32_t num_bits = 0;
-  // Spread lanes of the accurate encoding add the hash's high 32 bits to each
-  // lane's mix (src/core/layout.h): a one-block filter has no block index to
-  // spend them on, and without them every key's pattern would be a function
-  // of 32 bits (false positives of at least n / 2^32). The small-filter
-  // layout of format version 1 does not.
+  // kStandard: k, the bits per key anywhere in the filter (the other kinds'
+  // k is in lane_sets).
+  uint32_t num_probes = 0;
+  // kSpread: the lanes add the hash's high 32 bits to each lane's mix (the
+  // accurate encoding): a one-block filter has no block index to spend them
+  // on, and without them every key's pattern would be a function of 32 bits
+  // (false positives of at least n / 2^32). The small filters of format
+  // version 1 (one block of narrow lanes) do not.
   bool mix_high = false;
-  // Set (to k) for a standard Bloom filter of `num_bits` bits: k bits
-  // anywhere, no lanes (src/core/layout.h, "In-place filters"); 0 otherwise.
-  uint32_t standard_probes = 0;
-  // A compressed fingerprint set instead of a Bloom filter (src/
-  // fingerprint_set.h): its probe index; null for Bloom filters.
+  // kSet: the fingerprint set's probe index.
   const SetIndex* set = nullptr;
 };
 
