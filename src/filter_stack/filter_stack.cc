@@ -15,11 +15,6 @@ namespace {
 // before any is tested, so up to this many cache misses overlap (the same
 // group size as the core's batch probes, src/core/probe.h).
 constexpr size_t kGroup = 32;
-// The most blocks (keys x layers) MayContainBatch prefetches before testing
-// them: a group of a deep stack has fewer keys, so that the lines stay in
-// the first-level cache (32 KiB: 512 lines) until they are tested.
-constexpr size_t kMaxGroupBlocks = 256;
-static_assert(kMaxGroupBlocks >= FilterStack::kMaxLayers);
 
 uint64_t g_max_bytes = UINT64_MAX;
 
@@ -114,22 +109,33 @@ bool FilterStack::MayContainHash(uint64_t hash) const {
 
 void FilterStack::MayContainBatch(absl::Span<const std::string_view> items,
                                   bool* results) const {
-  const size_t num_layers = layers_.size();
-  const size_t group =
-      std::clamp<size_t>(kMaxGroupBlocks / num_layers, 1, kGroup);
+  // Layer by layer for a group of keys: the group's blocks in one layer are
+  // found and prefetched, then tested, so kGroup misses are in flight
+  // together (a key found in a newer layer skips the older ones). Measured
+  // against prefetching every layer's block of every key of a smaller group
+  // first (as MayContainHash does for one key): 0.55-0.75x the time per key
+  // with one layer and 0.7-0.85x with 16 (the misses of one layer's group
+  // already fill the memory system; more lines in flight only evict).
   uint64_t hashes[kGroup];
-  const uint8_t* blocks[kMaxGroupBlocks];
-  for (size_t begin = 0; begin < items.size(); begin += group) {
-    const size_t n = std::min(group, items.size() - begin);
-    // Hash the group's keys, find and prefetch every layer's block of each,
-    // then test them: the misses of the whole group are in flight together.
+  const uint8_t* blocks[kGroup];
+  for (size_t begin = 0; begin < items.size(); begin += kGroup) {
+    const size_t n = std::min(kGroup, items.size() - begin);
     for (size_t j = 0; j < n; ++j) {
       hashes[j] = Hash(items[begin + j]);
-      PrefetchBlocks(hashes[j], blocks + j * num_layers);
+      results[begin + j] = false;
     }
-    for (size_t j = 0; j < n; ++j) {
-      results[begin + j] =
-          MayContainInBlocks(hashes[j], blocks + j * num_layers);
+    for (size_t i = layers_.size(); i-- > 0;) {
+      const Layer& layer = layers_[i];
+      for (size_t j = 0; j < n; ++j) {
+        blocks[j] = results[begin + j] ? nullptr : layer.FindBlock(hashes[j]);
+        if (blocks[j] != nullptr) __builtin_prefetch(blocks[j]);
+      }
+      for (size_t j = 0; j < n; ++j) {
+        if (blocks[j] != nullptr &&
+            layer.MayContainInBlock(blocks[j], hashes[j])) {
+          results[begin + j] = true;
+        }
+      }
     }
   }
 }

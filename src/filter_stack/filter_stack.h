@@ -22,9 +22,10 @@
 // false positives, as in RedisBloom).
 //
 // Keys are hashed once per command with XXH3-64 and the stack's seed
-// (HashKey); every layer probes that one hash. A probe finds every layer's
-// block and prefetches it before testing any, so the cache misses of a grown
-// stack overlap instead of adding up (one line per layer).
+// (HashKey); every layer probes that one hash. A probe of one key finds
+// every layer's block and prefetches it before testing any, so the cache
+// misses of a grown stack overlap instead of adding up (one line per layer);
+// a batch overlaps the misses of a group of keys, layer by layer.
 #ifndef BLOCKBLOOM_SRC_FILTER_STACK_FILTER_STACK_H_
 #define BLOCKBLOOM_SRC_FILTER_STACK_FILTER_STACK_H_
 
@@ -98,7 +99,7 @@ class FilterStack {
     return MayContainHash(Hash(item));
   }
   // results[i] = MayContain(items[i]), prefetching the blocks of a group of
-  // keys before probing them.
+  // keys in a layer before probing them, layer by layer.
   void MayContainBatch(absl::Span<const std::string_view> items,
                        bool* results) const;
   // Adds a key: true if it was new, false if some layer may already hold it.
