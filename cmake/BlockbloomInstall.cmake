@@ -2,7 +2,8 @@
 # BUILD_SHARED_LIBS=ON), the command-line tool, a CMake package
 # (find_package(blockbloom): blockbloom::blockbloom, blockbloom::leveldb,
 # blockbloom::rocksdb, blockbloom::redis) and pkg-config files (blockbloom.pc,
-# blockbloom-leveldb.pc, ...). Included from the top-level CMakeLists.txt after
+# blockbloom-leveldb.pc, ...), and the Redis module (lib/redis/modules/
+# blockbloom.so). Included from the top-level CMakeLists.txt after
 # every target is defined; tests/consumer/run checks the installed result.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -147,6 +148,30 @@ if(TARGET blockbloom_tool)
     INSTALL_RPATH "$ORIGIN/${BLOCKBLOOM_BIN_TO_LIB}")
   install(TARGETS blockbloom_tool RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
           COMPONENT tool)
+endif()
+
+# --- The Redis module. ---------------------------------------------------------
+# blockbloom.so where Redis modules are kept (Debian: /usr/lib/redis/modules),
+# for a redis.conf line `loadmodule <prefix>/lib/redis/modules/blockbloom.so`
+# (README.md). Built when redismodule.h is found (src/redis_module).
+set(BLOCKBLOOM_REDIS_MODULE_INSTALL_DIR "lib/redis/modules" CACHE STRING
+    "Where `cmake --install` puts the Redis module blockbloom.so, relative to the prefix")
+if(TARGET blockbloom_redis_module)
+  # With BUILD_SHARED_LIBS the module links libblockbloom.so.0: found in the
+  # prefix's library folder wherever the prefix is.
+  file(RELATIVE_PATH BLOCKBLOOM_MODULE_TO_LIB
+       "/prefix/${BLOCKBLOOM_REDIS_MODULE_INSTALL_DIR}"
+       "/prefix/${CMAKE_INSTALL_LIBDIR}")
+  set_target_properties(blockbloom_redis_module PROPERTIES
+    INSTALL_RPATH "$ORIGIN/${BLOCKBLOOM_MODULE_TO_LIB}")
+  # Executable: Redis 7 refuses to load a module file without execute
+  # permission ("It does not have execute permissions"), and CMake installs
+  # a module library as rw-r--r--.
+  install(TARGETS blockbloom_redis_module
+          LIBRARY DESTINATION ${BLOCKBLOOM_REDIS_MODULE_INSTALL_DIR}
+          COMPONENT redis_module
+          PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ
+                      GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
 endif()
 
 # --- The license. --------------------------------------------------------------

@@ -137,13 +137,10 @@ absl::StatusOr<FilterStack> FileLoad::Finish() const {
   }
   const uint64_t capacity =
       options_.capacity.value_or(std::max<uint64_t>(keys, 1));
-  double rate = options_.error_rate.value_or(0);
-  if (!options_.error_rate.has_value()) {
-    absl::StatusOr<double> expected =
-        EstimatedFpRate(shape, std::max<uint64_t>(capacity, 1));
-    rate = expected.ok() ? *expected : 0.01;
-    rate = std::clamp(rate, FilterStack::kMinErrorRate, 0.5);
-  }
+  absl::StatusOr<double> expected =
+      EstimatedFpRate(shape, std::max<uint64_t>(capacity, 1));
+  const double rate = std::clamp(expected.ok() ? *expected : 0.01,
+                                 FilterStack::kMinErrorRate, 0.5);
 
   Layer layer(shape, capacity, rate, keys);
   // Copy the bits piece by piece, leaving all-zero pieces unallocated.
@@ -156,7 +153,8 @@ absl::StatusOr<FilterStack> FileLoad::Finish() const {
     std::memcpy(table.WritablePiece(i), bits.data() + start, size);
   }
   StackOptions stack_options;
-  stack_options.error_rate = rate;
+  stack_options.error_rate =
+      options_.error_rate.value_or(rate / FilterStack::kFirstShare);
   stack_options.capacity = capacity;
   stack_options.expansion = options_.expansion;
   stack_options.nonscaling = options_.nonscaling;

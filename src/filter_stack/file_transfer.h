@@ -23,8 +23,12 @@ namespace blockbloom::redis_module {
 
 // What BB.LOAD's first call may say about the stack the file becomes.
 struct LoadOptions {
-  // The rate the file's layer counts as (new layers start from half of it);
-  // default: the file's own expected rate for the keys it holds.
+  // The stack's rate, a bound at every fill (FilterStack): the file's layer
+  // keeps its own expected rate r for its capacity, and layers added by
+  // growth share error_rate - r. Default: r / FilterStack::kFirstShare, as
+  // if the file were layer 0 of a new stack. A file at or above the given
+  // rate leaves nothing to share: its stack grows as earlier versions did
+  // (each new layer at half the previous one's rate).
   std::optional<double> error_rate;
   // Keys the file's layer counts as holding before the next layer starts;
   // default: the file's key count (full encoding), else an estimate from its

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "blockbloom/sizing.h"
 #include "src/core/key_hash.h"
 
 namespace blockbloom::redis_module {
@@ -40,10 +41,26 @@ absl::Status FilterStack::ValidateOptions(const StackOptions& options) {
   return absl::OkStatus();
 }
 
+double FilterStack::FirstLayerRate(const StackOptions& options) {
+  return options.nonscaling ? options.error_rate
+                            : options.error_rate * kFirstShare;
+}
+
+double FilterStack::GrowthLayerRate(double error_rate, double first_rate,
+                                    double previous_rate, uint32_t expansion,
+                                    size_t index) {
+  const double budget = error_rate - first_rate;
+  if (!(budget >= error_rate * kMinGrowthShare) || index == 0) {
+    return previous_rate * kLegacyTightening;
+  }
+  const double t = Tightening(expansion);
+  return budget * (1 - t) * std::pow(t, static_cast<double>(index - 1));
+}
+
 absl::StatusOr<FilterStack> FilterStack::Create(const StackOptions& options) {
   if (absl::Status s = ValidateOptions(options); !s.ok()) return s;
   absl::StatusOr<Layer> first =
-      Layer::Create(options.capacity, options.error_rate);
+      Layer::Create(options.capacity, FirstLayerRate(options));
   if (!first.ok()) return first.status();
   if (first->table().size_bytes() > g_max_bytes) {
     return absl::ResourceExhaustedError(
@@ -63,16 +80,42 @@ uint64_t FilterStack::Hash(std::string_view item) const {
   return internal::Hash64(item, options_.seed);  // == HashKey, inlined
 }
 
-bool FilterStack::MayContainHash(uint64_t hash) const {
+void FilterStack::PrefetchBlocks(uint64_t hash, const uint8_t** blocks) const {
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    blocks[i] = layers_[i].FindBlock(hash);
+    if (blocks[i] != nullptr) __builtin_prefetch(blocks[i]);
+  }
+}
+
+bool FilterStack::MayContainInBlocks(uint64_t hash,
+                                     const uint8_t* const* blocks) const {
   // Newest first: with expansion >= 2 it holds at least half of the keys.
   for (size_t i = layers_.size(); i-- > 0;) {
-    if (layers_[i].MayContain(hash)) return true;
+    if (blocks[i] != nullptr && layers_[i].MayContainInBlock(blocks[i], hash)) {
+      return true;
+    }
   }
   return false;
 }
 
+bool FilterStack::MayContainHash(uint64_t hash) const {
+  if (layers_.size() == 1) return layers_[0].MayContain(hash);
+  // Every layer's block is found and prefetched before any is tested: the
+  // misses overlap (one line per layer, all in flight at once).
+  const uint8_t* blocks[kMaxLayers];
+  PrefetchBlocks(hash, blocks);
+  return MayContainInBlocks(hash, blocks);
+}
+
 void FilterStack::MayContainBatch(absl::Span<const std::string_view> items,
                                   bool* results) const {
+  // Layer by layer for a group of keys: the group's blocks in one layer are
+  // found and prefetched, then tested, so kGroup misses are in flight
+  // together (a key found in a newer layer skips the older ones). Measured
+  // against prefetching every layer's block of every key of a smaller group
+  // first (as MayContainHash does for one key): 0.55-0.75x the time per key
+  // with one layer and 0.7-0.85x with 16 (the misses of one layer's group
+  // already fill the memory system; more lines in flight only evict).
   uint64_t hashes[kGroup];
   const uint8_t* blocks[kGroup];
   for (size_t begin = 0; begin < items.size(); begin += kGroup) {
@@ -83,8 +126,6 @@ void FilterStack::MayContainBatch(absl::Span<const std::string_view> items,
     }
     for (size_t i = layers_.size(); i-- > 0;) {
       const Layer& layer = layers_[i];
-      // Find and prefetch the group's blocks, then test them: the misses of
-      // the whole group are in flight together.
       for (size_t j = 0; j < n; ++j) {
         blocks[j] = results[begin + j] ? nullptr : layer.FindBlock(hashes[j]);
         if (blocks[j] != nullptr) __builtin_prefetch(blocks[j]);
@@ -114,8 +155,10 @@ absl::Status FilterStack::Grow() {
     return absl::ResourceExhaustedError(
         "filter is full: the next layer's capacity overflows");
   }
-  absl::StatusOr<Layer> next = Layer::Create(capacity * options_.expansion,
-                                             last.fp_rate() * kTightening);
+  absl::StatusOr<Layer> next = Layer::Create(
+      capacity * options_.expansion,
+      GrowthLayerRate(options_.error_rate, layers_.front().fp_rate(),
+                      last.fp_rate(), options_.expansion, layers_.size()));
   if (!next.ok()) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "filter is full and cannot grow: ", next.status().message()));
@@ -142,16 +185,20 @@ absl::StatusOr<bool> FilterStack::AddHash(uint64_t hash) {
 
 void FilterStack::AddBatch(absl::Span<const std::string_view> items,
                            std::vector<absl::StatusOr<bool>>* added) {
-  // Each key is hashed once, kAhead keys before it is added, and the block
-  // it will write in the newest layer prefetched then: the miss overlaps
-  // the adds in between. Adds stay in order (a repeated key answers 0 the
-  // second time, and a layer may fill up mid-batch).
+  // Each key is hashed once, kAhead keys before it is added, and the blocks
+  // its existence check reads (one per layer; the newest layer's is the one
+  // it writes) prefetched then: the misses overlap the adds in between.
+  // Adds stay in order (a repeated key answers 0 the second time, and a
+  // layer may fill up mid-batch: the new layer's block is not prefetched).
   constexpr size_t kAhead = 8;
   uint64_t ahead[kAhead];
   auto hash_ahead = [&](size_t j) {
-    ahead[j % kAhead] = Hash(items[j]);
-    const uint8_t* block = layers_.back().FindBlock(ahead[j % kAhead]);
-    if (block != nullptr) __builtin_prefetch(block);
+    const uint64_t hash = Hash(items[j]);
+    ahead[j % kAhead] = hash;
+    for (const Layer& layer : layers_) {
+      const uint8_t* block = layer.FindBlock(hash);
+      if (block != nullptr) __builtin_prefetch(block);
+    }
   };
   added->clear();
   added->reserve(items.size());
@@ -170,6 +217,16 @@ uint64_t FilterStack::items() const {
   uint64_t total = 0;
   for (const Layer& layer : layers_) total += layer.count();
   return total;
+}
+
+double FilterStack::ExpectedFpRate() const {
+  double pass = 1;
+  for (const Layer& layer : layers_) {
+    if (layer.count() == 0) continue;
+    absl::StatusOr<double> rate = EstimatedFpRate(layer.shape(), layer.count());
+    pass *= 1 - (rate.ok() ? std::clamp(*rate, 0.0, 1.0) : 1.0);
+  }
+  return 1 - pass;
 }
 
 uint64_t FilterStack::capacity() const {

@@ -1,20 +1,31 @@
 // What a Redis key of the module's type holds: a scalable stack of layers,
 // RedisBloom's scalable filter (Almeida et al. 2007) on blockbloom layers.
 //
-// Layer 0 is sized for `capacity` keys at `error_rate`. When the newest layer
-// holds as many keys as it was sized for, the next add starts a new layer
-// with `expansion` times its capacity and half its rate (RedisBloom's
-// tightening ratio 0.5), so the stack's rate stays below
-// error_rate * (1 + 1/2 + 1/4 + ...) < 2 * error_rate however far it grows,
-// and is error_rate while it has one layer. A NONSCALING stack refuses keys
-// instead of growing.
+// Layer 0 is sized for `capacity` keys. When the newest layer holds as many
+// keys as it was sized for, the next add starts a new layer with `expansion`
+// times its capacity. The asked error_rate is a bound at every fill: layer 0
+// gets kFirstShare of it, and the rest (the growth budget) is shared by the
+// layers growth adds, layer i >= 1 getting budget * (1 - t) * t^(i-1) with
+// t = Tightening(expansion). The rates add up to error_rate over any number
+// of layers, so the stack's false-positive rate stays below error_rate
+// however far it grows (docs/REDIS_MODULE.md, "Layers", explains the split:
+// the one-layer memory against the grown memory). A NONSCALING stack has one
+// layer at error_rate and refuses keys instead of growing.
+//
+// Stacks saved by earlier versions have layer 0 at error_rate (no budget
+// left): they keep their layers and rates, and grow as they did, each new
+// layer at half the previous one's rate (below 2 * error_rate). The rule
+// needs no field of its own: Grow reads it from layer 0's rate.
 //
 // A key is added once: an add first probes every layer and adds nothing if
 // one says "may contain" (so the item count is of distinct keys, give or take
 // false positives, as in RedisBloom).
 //
 // Keys are hashed once per command with XXH3-64 and the stack's seed
-// (HashKey); every layer probes that one hash.
+// (HashKey); every layer probes that one hash. A probe of one key finds
+// every layer's block and prefetches it before testing any, so the cache
+// misses of a grown stack overlap instead of adding up (one line per layer);
+// a batch overlaps the misses of a group of keys, layer by layer.
 #ifndef BLOCKBLOOM_SRC_FILTER_STACK_FILTER_STACK_H_
 #define BLOCKBLOOM_SRC_FILTER_STACK_FILTER_STACK_H_
 
@@ -39,8 +50,28 @@ struct StackOptions {
 
 class FilterStack {
  public:
-  // Each new layer's rate is the previous one's times this.
-  static constexpr double kTightening = 0.5;
+  // Layer 0's share of the asked rate (NONSCALING: all of it).
+  static constexpr double kFirstShare = 0.82;
+  // The ratio of successive growth layers' rates: 0.6 with expansion >= 2,
+  // 0.85 with expansion 1 (every layer the same size: a faster tightening
+  // would add as many bits per key to each new layer).
+  static constexpr double kTighteningGrowing = 0.6;
+  static constexpr double kTighteningExpansion1 = 0.85;
+  static double Tightening(uint32_t expansion) {
+    return expansion >= 2 ? kTighteningGrowing : kTighteningExpansion1;
+  }
+  // The growth rule of stacks whose layer 0 leaves less than this fraction
+  // of error_rate to growth (those saved by earlier versions leave none):
+  // each new layer at the previous one's rate times kLegacyTightening.
+  static constexpr double kMinGrowthShare = 0.01;
+  static constexpr double kLegacyTightening = 0.5;
+  // The rate of layer 0 of a new stack.
+  static double FirstLayerRate(const StackOptions& options);
+  // The rate of layer `index` >= 1 of a stack asked for `error_rate` whose
+  // layer 0 has `first_rate` and whose previous layer has `previous_rate`.
+  static double GrowthLayerRate(double error_rate, double first_rate,
+                                double previous_rate, uint32_t expansion,
+                                size_t index);
   // Bounds on what a command may ask for. The rate's lower bound keeps the
   // bits per key below 100 or so (1e-30 needs ~150); expansion is capped so
   // that capacities cannot overflow in a handful of layers.
@@ -68,7 +99,7 @@ class FilterStack {
     return MayContainHash(Hash(item));
   }
   // results[i] = MayContain(items[i]), prefetching the blocks of a group of
-  // keys before probing them.
+  // keys in a layer before probing them, layer by layer.
   void MayContainBatch(absl::Span<const std::string_view> items,
                        bool* results) const;
   // Adds a key: true if it was new, false if some layer may already hold it.
@@ -90,6 +121,9 @@ class FilterStack {
   std::vector<Layer>& layers() { return layers_; }
   // Keys added (distinct, give or take false positives).
   uint64_t items() const;
+  // The expected false-positive rate of the stack as filled now: 1 - the
+  // product over layers of (1 - the layer's exact rate for its count).
+  double ExpectedFpRate() const;
   // Sum of the layers' capacities.
   uint64_t capacity() const;
   // Bytes of bits reserved by all layers, and bytes actually allocated.
@@ -99,6 +133,11 @@ class FilterStack {
 
  private:
   absl::Status Grow();
+  // blocks[i] = layer i's block of the hash (null: never written), each
+  // prefetched; blocks has room for every layer.
+  void PrefetchBlocks(uint64_t hash, const uint8_t** blocks) const;
+  // Whether a layer may hold the hash, from blocks PrefetchBlocks found.
+  bool MayContainInBlocks(uint64_t hash, const uint8_t* const* blocks) const;
 
   StackOptions options_;
   std::vector<Layer> layers_;

@@ -387,13 +387,16 @@ int BbInfo(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     return REDISMODULE_OK;
   }
   const FilterStack& stack = *value.stack;
-  RedisModule_ReplyWithArray(ctx, 18);
+  RedisModule_ReplyWithArray(ctx, 20);
   RedisModule_ReplyWithSimpleString(ctx, "State");
   RedisModule_ReplyWithSimpleString(ctx, "ready");
   ReplyPair(ctx, "Capacity", static_cast<long long>(stack.capacity()));
   ReplyPair(ctx, "Number of items inserted",
             static_cast<long long>(stack.items()));
+  // The asked rate (a bound at every fill), and the stack's expected rate
+  // as filled now.
   ReplyPair(ctx, "Error rate", stack.options().error_rate);
+  ReplyPair(ctx, "Expected false-positive rate", stack.ExpectedFpRate());
   RedisModule_ReplyWithSimpleString(ctx, "Expansion rate");
   if (stack.options().nonscaling) {
     RedisModule_ReplyWithNull(ctx);

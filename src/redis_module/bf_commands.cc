@@ -327,6 +327,11 @@ int ReplyInfoField(RedisModuleCtx* ctx, const FilterValue& value,
     return RedisModule_ReplyWithLongLong(ctx,
                                          static_cast<long long>(stack.items()));
   }
+  // Not in the full reply (clients parse that one strictly: go-redis fails
+  // on a field it does not know), only asked by name.
+  if (field == "ERROR") {
+    return RedisModule_ReplyWithDouble(ctx, stack.ExpectedFpRate());
+  }
   // EXPANSION: nil for a filter that does not grow.
   if (stack.options().nonscaling) return RedisModule_ReplyWithNull(ctx);
   return RedisModule_ReplyWithLongLong(ctx, stack.options().expansion);
@@ -356,6 +361,12 @@ int BfInfo(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
         RedisModule_ReplyWithArray(ctx, 1);
         return ReplyInfoField(ctx, *opened.value, field);
       }
+    }
+    // blockbloom's own field: the expected false-positive rate of the
+    // stack as filled now (at most the asked rate).
+    if (EqualsIgnoreCase(argv[2], "ERROR")) {
+      RedisModule_ReplyWithArray(ctx, 1);
+      return ReplyInfoField(ctx, *opened.value, "ERROR");
     }
     return RedisModule_ReplyWithError(ctx, "ERR Invalid information value");
   }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "src/filter_stack/codec_common.h"
 #include "tests/filter_stack/stack_testing.h"
@@ -277,8 +278,11 @@ TEST(RdbCodecTest, StringReader) {
 }
 
 TEST(RdbCodecTest, GoldenEncoding) {
-  const FilterStack stack =
-      MakeStack(Options(100, 0.01, 0x0123456789abcdef), 250, "golden-key-");
+  // Saved before the split of the rate between layers (layer 0 at the
+  // asked rate, layer 1 at half of it): it loads with those rates and keeps
+  // growing as it did, each new layer at half the previous one's rate.
+  const FilterStack stack = testing::MakeLegacyStack(
+      Options(100, 0.01, 0x0123456789abcdef), 250, "golden-key-");
   ASSERT_EQ(stack.layers().size(), 2u);
   const std::string bytes = Save(stack);
   const std::string golden = testing::Golden("redis_rdb_2layers.bin", bytes);
@@ -287,6 +291,14 @@ TEST(RdbCodecTest, GoldenEncoding) {
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   ExpectKeys(*loaded, 250, "golden-key-");
   EXPECT_EQ(testing::AbsentPositives(*loaded), 77);
+  EXPECT_EQ(loaded->layers()[0].fp_rate(), 0.01);
+  EXPECT_EQ(loaded->layers()[1].fp_rate(), 0.005);
+  for (int i = 250; i < 600; ++i) {
+    ASSERT_TRUE(loaded->Add(absl::StrCat("golden-key-", i)).ok());
+  }
+  ASSERT_EQ(loaded->layers().size(), 3u);
+  EXPECT_EQ(loaded->layers()[2].fp_rate(), 0.0025);
+  EXPECT_EQ(loaded->layers()[2].capacity(), 400u);
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -44,6 +46,24 @@ inline FilterStack MakeStack(const StackOptions& options, uint64_t keys,
     EXPECT_TRUE(added.ok()) << added.status();
   }
   return *std::move(stack);
+}
+
+// A stack as versions before the split of the rate between layers built it
+// (layer 0 at the asked rate, each new layer at half the previous one's):
+// what stacks saved by them hold, and how they keep growing once loaded.
+inline FilterStack MakeLegacyStack(const StackOptions& options, uint64_t keys,
+                                   const std::string& prefix = "key-") {
+  absl::StatusOr<Layer> first =
+      Layer::Create(options.capacity, options.error_rate);
+  EXPECT_TRUE(first.ok()) << first.status();
+  std::vector<Layer> layers;
+  layers.push_back(*std::move(first));
+  FilterStack stack(options, std::move(layers));
+  for (uint64_t i = 0; i < keys; ++i) {
+    absl::StatusOr<bool> added = stack.Add(Key(prefix, i));
+    EXPECT_TRUE(added.ok()) << added.status();
+  }
+  return stack;
 }
 
 // Options, layers, counts, bits and which pieces are allocated are equal.
