@@ -9,5 +9,11 @@ WARNINGS = [
     "-Wshadow",
 ]
 
+# Tests' own code (cc_test and testonly libraries): -O1, as CMake's
+# (cmake/BlockbloomRules.cmake, _blockbloom_test_copts): the library under
+# test keeps the build's optimization, and GoogleTest's templates compile
+# 2.4x faster than at -O2/-O3.
+TEST_COPTS = WARNINGS + ["-O1"]
+
 # The Debian libraries (third_party/bazel/system.BUILD, declared in WORKSPACE).
 SYSTEM = "@blockbloom_system//:"

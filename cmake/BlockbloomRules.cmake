@@ -143,6 +143,17 @@ function(_blockbloom_link target scope object labels)
   endif()
 endfunction()
 
+# Tests' own code (and their fixtures) is compiled at -O1 in optimized
+# builds: the code under test is the library's, compiled as users get it,
+# and GoogleTest's templates compile 2.4x faster at -O1 than at -O3
+# (commands_test.cc: 42 s against 18 s), which is most of a build's time.
+# Bazel's tests take the same flags (copts.bzl, TEST_COPTS).
+function(_blockbloom_test_copts target)
+  if(CMAKE_BUILD_TYPE MATCHES "^(Release|RelWithDebInfo|MinSizeRel)$")
+    target_compile_options(${target} PRIVATE -O1)
+  endif()
+endfunction()
+
 # PIC: position-independent code, for a static library that a shared object
 # links (the Redis module links the filter stack); the library folders are
 # always compiled so (the module and the Python extension link blockbloom).
@@ -185,6 +196,9 @@ function(blockbloom_cc_library)
     endif()
     if(object OR ARG_PIC)
       set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+    endif()
+    if(ARG_TESTONLY)
+      _blockbloom_test_copts(${target})
     endif()
     set(scope PUBLIC)
   endif()
@@ -261,6 +275,7 @@ function(blockbloom_cc_test)
                         "SRCS;DEPS;ARGS;DEFINES;LABELS" ${ARGN})
   blockbloom_cc_binary(NAME ${ARG_NAME} SRCS ${ARG_SRCS} DEPS ${ARG_DEPS}
                        DEFINES ${ARG_DEFINES})
+  _blockbloom_test_copts(${ARG_NAME})
   if(ARG_DATA_DIR)
     target_compile_definitions(${ARG_NAME} PRIVATE
       BLOCKBLOOM_TESTDATA_DIR="${PROJECT_SOURCE_DIR}/tests/testdata")
