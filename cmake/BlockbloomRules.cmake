@@ -28,8 +28,10 @@
 #   links that package instead, which holds its objects and their
 #   dependencies' (an OBJECT library's objects are only linked into its
 #   direct dependents);
-# - the other libraries are static (tests', tools', benchmarks', the
-#   engine adapters'; shared with BUILD_SHARED_LIBS for the adapters).
+# - the installed adapters (BLOCKBLOOM_INSTALLED_ADAPTERS) are shared with
+#   BUILD_SHARED_LIBS, static otherwise; every other library (tests', tools',
+#   benchmarks', the filter stack's) is always static: nothing installs it,
+#   so an installed program must not need it at run time.
 #
 # Every call also appends the target to the manifest,
 # ${CMAKE_BINARY_DIR}/blockbloom_targets.json, that scripts/check_builds
@@ -184,8 +186,11 @@ function(blockbloom_cc_library)
     if(ARG_NAME IN_LIST BLOCKBLOOM_LIBRARY_FOLDERS)
       add_library(${target} OBJECT ${ARG_SRCS} ${ARG_HDRS})
       set(object TRUE)
-    else()
+    elseif(ARG_NAME IN_LIST BLOCKBLOOM_INSTALLED_ADAPTERS)
       add_library(${target} ${ARG_SRCS} ${ARG_HDRS})
+      set(object FALSE)
+    else()
+      add_library(${target} STATIC ${ARG_SRCS} ${ARG_HDRS})
       set(object FALSE)
     endif()
     target_include_directories(${target} PUBLIC
