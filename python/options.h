@@ -72,6 +72,8 @@ inline const char* KindName(FilterKind kind) {
       return "set";
     case FilterKind::kStandard:
       return "standard";
+    case FilterKind::kRibbon:
+      return "ribbon";
   }
   return "unknown";
 }
