@@ -110,8 +110,8 @@ many threads at once; batch queries release the GIL.)doc")
           "positives), or by fpr (target false-positive rate) if given. "
           "seed: the hash seed, stored with the filter. kind: 'blocked' (the "
           "fastest) or 'ribbon' (the same rate in about 30% less memory, "
-          "built and probed a few times slower; a few thousand keys or "
-          "fewer get 'blocked' where it is smaller: see Filter.kind).")
+          "built and probed a few times slower; up to about a thousand "
+          "keys get 'blocked' where it is smaller: see Filter.kind).")
       .def_static(
           "from_hashes",
           [](py::object hashes, double bits_per_key, std::optional<double> fpr,

@@ -23,7 +23,7 @@ ABSL_FLAG(std::string, kind, "blocked",
           "fastest to build and probe. ribbon: the same false-positive rate "
           "in about 30% less memory (6.8 bits/key for 1%, 10 for 0.1%), "
           "built and probed a few times slower; written in its own encoding "
-          "(--encoding=auto, no compression). Below a few thousand keys, "
+          "(--encoding=auto, no compression). Below about a thousand keys, "
           "where a ribbon would be the larger filter, the blocked kind is "
           "built instead (info says which).");
 ABSL_FLAG(bool, compact_small_filters, true,

@@ -202,7 +202,7 @@ BLOCKBLOOM_C_EXPORT void blockbloom_options_set_compact_small_filters(
    (the default) or blockbloom_kind_ribbon, the same false-positive rate in
    about 30% less memory, built and probed a few times slower, with
    bits_per_key or fp_rate only. Where a ribbon would be the larger filter
-   (a few thousand keys and fewer) the builder makes a blocked one: ask the
+   (up to about a thousand keys) the builder makes a blocked one: ask the
    filter (blockbloom_filter_kind). Another kind: the builder refuses the
    options (INVALID_ARGUMENT). */
 BLOCKBLOOM_C_EXPORT void blockbloom_options_set_kind(blockbloom_options_t*,

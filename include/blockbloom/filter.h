@@ -188,11 +188,12 @@ struct FilterOptions {
   //   and to probe.
   // - kRibbon: the same rate in about 30% less memory than kBlocked (its
   //   rate falls as 2^-bits: 6.8 bits/key give 1% and 10 give 0.1%, where
-  //   kBlocked needs 10 and 16.4); builds about 3x and probes about 1.5-2x
-  //   slower (docs/BENCHMARKS.md, "Ribbon kind"). With bits_per_key or
-  //   fp_rate; not with shape or exact_size (InvalidArgument). Where a
-  //   ribbon would be the larger or less accurate filter (a few hundred keys
-  //   or fewer: a layer is at least 64 slots), and in the rare case no
+  //   kBlocked needs 10 and 16.4); builds 4-7x and probes 1.5-2x slower
+  //   (docs/BENCHMARKS.md, "Ribbon kind"; README.md, "Which filter
+  //   kind"). With bits_per_key or fp_rate; not with shape or exact_size
+  //   (InvalidArgument). Where a ribbon would be the larger or less
+  //   accurate filter (up to several hundred keys: a layer is at least 64
+  //   slots, its last 63 hold no start), and in the rare case no
   //   ribbon can be built (a pathological key set, 2^31 keys or more), the
   //   builder builds kBlocked at the same bits_per_key or fp_rate instead:
   //   Filter::kind() says which it built.
@@ -249,8 +250,9 @@ struct FilterOptions {
 // A kRibbon filter's Finish() moves the hashes into one array (freeing each
 // chunk as it goes), then takes per slot (a little under one per key) 8
 // bytes of coefficient rows and 2 of result rows (4 from 16 bits/key), plus
-// the filter: a peak of about 20 bytes per key, where RocksDB 7.8's Ribbon
-// builder takes about 29 (docs/BENCHMARKS.md, "Ribbon kind").
+// the filter: a peak of about 21 bytes per key (164-169 bits measured at 1M
+// and 10M keys), where RocksDB 7.8's Ribbon builder takes about 30 (237-239
+// bits; docs/BENCHMARKS.md, "Ribbon kind").
 //
 // Adjacent duplicate keys (as storage engines produce) are counted once.
 // Not thread-safe: one thread adds at a time.
