@@ -40,8 +40,10 @@ inline Encoding ParseEncoding(const std::string& name) {
   if (name == "auto") return Encoding::kAuto;
   if (name == "compact") return Encoding::kCompact;
   if (name == "full") return Encoding::kFull;
-  throw py::value_error("encoding must be 'auto', 'compact' or 'full', not '" +
-                        name + "'");
+  if (name == "ribbon") return Encoding::kRibbon;
+  throw py::value_error(
+      "encoding must be 'auto', 'compact', 'full' or 'ribbon', not '" + name +
+      "'");
 }
 
 inline WriteOptions MakeWriteOptions(const std::string& encoding,
@@ -72,14 +74,25 @@ inline const char* KindName(FilterKind kind) {
       return "set";
     case FilterKind::kStandard:
       return "standard";
+    case FilterKind::kRibbon:
+      return "ribbon";
   }
   return "unknown";
 }
 
+// The kinds a builder makes (FilterOptions::kind) by name.
+inline FilterKind ParseBuildKind(const std::string& name) {
+  if (name == "blocked") return FilterKind::kBlocked;
+  if (name == "ribbon") return FilterKind::kRibbon;
+  throw py::value_error("kind must be 'blocked' or 'ribbon', not '" + name +
+                        "'");
+}
+
 inline FilterOptions MakeFilterOptions(double bits_per_key,
-                                       std::optional<double> fpr,
-                                       uint64_t seed) {
+                                       std::optional<double> fpr, uint64_t seed,
+                                       const std::string& kind = "blocked") {
   FilterOptions options;
+  options.kind = ParseBuildKind(kind);
   options.bits_per_key = bits_per_key;
   if (fpr.has_value()) {
     // InvalidArgumentError (a ValueError too), as the C++ options checks

@@ -35,6 +35,8 @@ const char* EncodingName(Encoding encoding) {
       return "accurate";
     case Encoding::kInPlace:
       return "in-place";
+    case Encoding::kRibbon:
+      return "ribbon";
     case Encoding::kAuto:
       break;
   }
@@ -48,18 +50,26 @@ void PrintSummary(uint64_t keys_read, const Filter& filter,
   // adjacent duplicates once; repeats further apart count again. The bits
   // tell how many distinct keys there really were.
   const uint64_t keys = filter.num_keys();
+  const bool ribbon = filter.kind() == FilterKind::kRibbon;
   std::string text = absl::StrFormat(
       "keys read:      %d (%d added; adjacent duplicates count once)\n",
       keys_read, keys);
-  const KeyEstimate distinct = EstimateDistinctKeys(
-      filter.shape(), CountSetBits(filter.bits()).set_bits);
-  absl::StrAppend(
-      &text, "distinct keys:  ",
-      distinct.saturated()
-          ? std::string("unknown (every bit is set)")
-          : absl::StrFormat("about %.0f +- %.0f (estimated from the bits set)",
-                            distinct.keys, distinct.std_error),
-      "\n");
+  // A ribbon's bits are a solution of equations, half of them set whatever
+  // the keys: they tell nothing of how many there were.
+  const KeyEstimate distinct =
+      ribbon ? KeyEstimate{}
+             : EstimateDistinctKeys(filter.shape(),
+                                    CountSetBits(filter.bits()).set_bits);
+  if (!ribbon) {
+    absl::StrAppend(
+        &text, "distinct keys:  ",
+        distinct.saturated()
+            ? std::string("unknown (every bit is set)")
+            : absl::StrFormat(
+                  "about %.0f +- %.0f (estimated from the bits set)",
+                  distinct.keys, distinct.std_error),
+        "\n");
+  }
   absl::StrAppendFormat(
       &text, "bytes written:  %d to %s (%s encoding, %s, %d bytes of bits)\n",
       stats.total_bytes, output, EncodingName(stats.encoding),
@@ -77,18 +87,28 @@ void PrintSummary(uint64_t keys_read, const Filter& filter,
         8.0 * static_cast<double>(stats.total_bytes) /
             static_cast<double>(keys),
         stats.overhead_bytes,
-        stats.encoding == Encoding::kCompact ? "trailer" : "footer");
+        stats.encoding == Encoding::kCompact  ? "trailer"
+        : stats.encoding == Encoding::kRibbon ? "layer table and footer"
+                                              : "footer");
   }
-  absl::StrAppendFormat(
-      &text,
-      "estimated FPR:  %.4g%% (k = %d, %d block%s of 16 x %d-bit lanes)\n",
-      100 * filter.EstimatedFpRate(), filter.num_probes(), filter.num_blocks(),
-      filter.num_blocks() == 1 ? "" : "s", filter.lane_bits());
+  if (ribbon) {
+    absl::StrAppendFormat(&text,
+                          "estimated FPR:  %.4g%% (kind ribbon: the exact "
+                          "rate of its layers)\n",
+                          100 * filter.EstimatedFpRate());
+  } else {
+    absl::StrAppendFormat(
+        &text,
+        "estimated FPR:  %.4g%% (k = %d, %d block%s of 16 x %d-bit lanes)\n",
+        100 * filter.EstimatedFpRate(), filter.num_probes(),
+        filter.num_blocks(), filter.num_blocks() == 1 ? "" : "s",
+        filter.lane_bits());
+  }
   Print(text, out);
   // Many more keys added than distinct ones (beyond the estimate's noise):
   // the input repeats keys, and the filter is bigger than it needs to be.
   const double added = static_cast<double>(keys);
-  if (!distinct.saturated() &&
+  if (!ribbon && !distinct.saturated() &&
       distinct.keys + 4 * distinct.std_error + 1 < 0.9 * added) {
     std::fputs(
         absl::StrFormat(
@@ -128,6 +148,14 @@ int RunBuild(const std::vector<std::string>& args) {
   absl::StatusOr<WriteOptions> write_options = WriteOptionsFromFlags();
   if (!write_options.ok()) {
     return UsageError(kCommand, write_options.status());
+  }
+  if (options->kind == FilterKind::kRibbon &&
+      (write_options->encoding != Encoding::kAuto ||
+       write_options->compression != Compression::kNone)) {
+    return UsageError(kCommand,
+                      "--kind=ribbon is written in its own encoding (the "
+                      "ribbon encoding, docs/FORMAT.md): leave --encoding "
+                      "at auto and --compression at none");
   }
   absl::StatusOr<FilterBuilder> builder = FilterBuilder::Create(*options);
   if (!builder.ok()) return UsageError(kCommand, builder.status());

@@ -8,8 +8,8 @@ const std::vector<Command>& AllCommands() {
   static const std::vector<Command>* commands = new std::vector<Command>{
       {
           "build",
-          "[--bits_per_key=B | --fp_rate=P] [--seed=S] "
-          "[--nocompact_small_filters] [--compression=none|zstd] "
+          "[--bits_per_key=B | --fp_rate=P] [--kind=blocked|ribbon] "
+          "[--seed=S] [--nocompact_small_filters] [--compression=none|zstd] "
           "[--input_format=lines|lenprefixed] "
           "INPUT|- -o OUTPUT",
           "Build a filter file from a list of keys.",
@@ -31,7 +31,7 @@ const std::vector<Command>& AllCommands() {
           "before reading). A file is replaced atomically and keeps its mode "
           "and owner; a character device or a FIFO is written into; a "
           "directory, a block device or a socket is refused (see -o).",
-          {"bits_per_key", "fp_rate", "seed", "compact_small_filters",
+          {"bits_per_key", "fp_rate", "kind", "seed", "compact_small_filters",
            "compression", "zstd_level", "encoding", "input_format", "o",
            "quiet", "max_memory"},
           &RunBuild,
@@ -50,7 +50,8 @@ const std::vector<Command>& AllCommands() {
           "from the estimated keys.\n\n"
           "--json prints one JSON object instead; its field names are "
           "stable: file, format_version, major_version, minor_version, "
-          "encoding, layout, lanes_per_block, lane_bits, block_bytes, "
+          "encoding, kind (blocked or ribbon; a ribbon has no lanes, blocks or "
+          "probes: null), layout, lanes_per_block, lane_bits, block_bytes, "
           "num_probes, seed, num_blocks, num_keys (null if not stored), "
           "num_keys_known, compression, bits_bytes, payload_bytes, "
           "overhead_bytes, size_on_disk_bytes, bits_per_key, set_bits, "

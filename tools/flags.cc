@@ -18,6 +18,14 @@ ABSL_FLAG(double, bits_per_key, 10,
 ABSL_FLAG(double, fp_rate, 0,
           "Instead of --bits_per_key: the smallest filter whose expected "
           "false-positive rate is at most this, 0 < P < 1.");
+ABSL_FLAG(std::string, kind, "blocked",
+          "blocked or ribbon. blocked: one 64-byte block per key, the "
+          "fastest to build and probe. ribbon: the same false-positive rate "
+          "in about 30% less memory (6.8 bits/key for 1%, 10 for 0.1%), "
+          "built and probed a few times slower; written in its own encoding "
+          "(--encoding=auto, no compression). Below about a thousand keys, "
+          "where a ribbon would be the larger filter, the blocked kind is "
+          "built instead (info says which).");
 ABSL_FLAG(bool, compact_small_filters, true,
           "Filters of at most 1 KiB of bits get narrower lanes (one block, "
           "no rounding up to 64 bytes). --nocompact_small_filters keeps "
@@ -217,6 +225,13 @@ absl::StatusOr<FilterOptions> FilterOptionsFromFlags() {
   options.fp_rate = absl::GetFlag(FLAGS_fp_rate);
   options.seed = absl::GetFlag(FLAGS_seed);
   options.compact_small_filters = absl::GetFlag(FLAGS_compact_small_filters);
+  const std::string kind = absl::GetFlag(FLAGS_kind);
+  if (kind == "ribbon") {
+    options.kind = FilterKind::kRibbon;
+  } else if (kind != "blocked") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--kind=", kind, ": expected blocked or ribbon"));
+  }
   if (FlagGiven("fp_rate") && !(options.fp_rate > 0 && options.fp_rate < 1)) {
     // FilterOptions reads 0 as "not set"; on the command line it is an error.
     return absl::InvalidArgumentError(

@@ -63,9 +63,10 @@ absl::StatusOr<Encoding> EncodingFlag();
 void SetGivenFlags(std::vector<std::string> names);
 bool FlagGiven(std::string_view name);
 
-// FilterOptions from --bits_per_key, --fp_rate, --seed and
+// FilterOptions from --bits_per_key, --fp_rate, --seed, --kind and
 // --compact_small_filters. InvalidArgument if both --bits_per_key and
-// --fp_rate are given (the builder checks the values themselves).
+// --fp_rate are given, or for a --kind other than blocked and ribbon (the
+// builder checks the values themselves).
 absl::StatusOr<FilterOptions> FilterOptionsFromFlags();
 
 // The limits on reading a filter file, from --max_memory.

@@ -38,6 +38,18 @@ Report Compute(const FilterFile& file) {
   r.file = &file;
   const FilterInfo& info = file.info;
   r.fill = CountSetBits(file.filter->bits());
+  if (info.kind == FilterKind::kRibbon) {
+    // A ribbon's bits are a solution of equations, about half of them set
+    // whatever the keys: no fill to expect, no keys to estimate from them.
+    // Its rate is exact, from its layers (it stores its key count).
+    r.estimate = {NAN, NAN};
+    r.fp_rate = file.filter->EstimatedFpRate();
+    if (info.num_keys > 0) {
+      r.bits_per_key = 8.0 * static_cast<double>(info.bits_bytes) /
+                       static_cast<double>(info.num_keys);
+    }
+    return r;
+  }
   r.estimate = EstimateDistinctKeys(info.shape, r.fill.set_bits);
   uint64_t keys_for_fp = info.num_keys;
   if (info.num_keys_known) {
@@ -63,7 +75,13 @@ Report Compute(const FilterFile& file) {
 }
 
 const char* EncodingName(Encoding encoding) {
-  return encoding == Encoding::kCompact ? "compact" : "full";
+  return encoding == Encoding::kCompact  ? "compact"
+         : encoding == Encoding::kRibbon ? "ribbon"
+                                         : "full";
+}
+
+const char* KindName(FilterKind kind) {
+  return kind == FilterKind::kRibbon ? "ribbon" : "blocked";
 }
 
 const char* CompressionName(Compression compression) {
@@ -79,13 +97,27 @@ std::string Json(const Report& r) {
   json.Add("major_version", info.major_version);
   json.Add("minor_version", info.minor_version);
   json.Add("encoding", EncodingName(info.encoding));
-  json.Add("layout", "split_block");
-  json.Add("lanes_per_block", 16);
-  json.Add("lane_bits", info.shape.lane_bits);
-  json.Add("block_bytes", uint64_t{2} * info.shape.lane_bits);
-  json.Add("num_probes", info.shape.num_probes);
+  json.Add("kind", KindName(info.kind));
+  if (info.kind == FilterKind::kRibbon) {
+    // No lanes, blocks or probes: a ribbon's geometry is its layers.
+    json.Add("layout", "ribbon");
+    for (const char* name :
+         {"lanes_per_block", "lane_bits", "block_bytes", "num_probes"}) {
+      json.AddNull(name);
+    }
+  } else {
+    json.Add("layout", "split_block");
+    json.Add("lanes_per_block", 16);
+    json.Add("lane_bits", info.shape.lane_bits);
+    json.Add("block_bytes", uint64_t{2} * info.shape.lane_bits);
+    json.Add("num_probes", info.shape.num_probes);
+  }
   json.Add("seed", info.seed);
-  json.Add("num_blocks", info.shape.num_blocks);
+  if (info.kind == FilterKind::kRibbon) {
+    json.AddNull("num_blocks");
+  } else {
+    json.Add("num_blocks", info.shape.num_blocks);
+  }
   if (info.num_keys_known) {
     json.Add("num_keys", info.num_keys);
   } else {
@@ -120,11 +152,19 @@ std::string Text(const Report& r) {
   line("file", r.file->path);
   line("format version",
        absl::StrCat(info.major_version, ".", info.minor_version));
+  const bool ribbon = info.kind == FilterKind::kRibbon;
   line("encoding", info.encoding == Encoding::kCompact
                        ? "compact (trailer without key count)"
-                       : "full (footer with key count)");
-  AppendShapeLines(&out, shape, info.seed);
-  line("lane bits", absl::StrCat(shape.lane_bits));
+                   : ribbon ? "ribbon (layer table and footer with key count)"
+                            : "full (footer with key count)");
+  line("kind", KindName(info.kind));
+  if (ribbon) {
+    line("layout", "ribbon: layers of 64-slot blocks (docs/FORMAT.md)");
+    line("seed", absl::StrFormat("%d (0x%016x)", info.seed, info.seed));
+  } else {
+    AppendShapeLines(&out, shape, info.seed);
+    line("lane bits", absl::StrCat(shape.lane_bits));
+  }
   line("keys", info.num_keys_known
                    ? absl::StrCat(info.num_keys)
                    : std::string("not stored (compact encoding)"));
@@ -134,10 +174,12 @@ std::string Text(const Report& r) {
                              info.bits_bytes, info.payload_bytes)
            : std::string("none"));
   line("size on disk",
-       absl::StrFormat(
-           "%d bytes (%d of payload, %d of %s)", r.file->bytes.size(),
-           info.payload_bytes, info.overhead_bytes,
-           info.encoding == Encoding::kCompact ? "trailer" : "footer"));
+       absl::StrFormat("%d bytes (%d of payload, %d of %s)",
+                       r.file->bytes.size(), info.payload_bytes,
+                       info.overhead_bytes,
+                       info.encoding == Encoding::kCompact ? "trailer"
+                       : ribbon ? "layer table and footer"
+                                : "footer"));
   if (!std::isnan(r.bits_per_key)) {
     line("bits per key", absl::StrFormat("%.2f", r.bits_per_key));
   }
@@ -149,6 +191,11 @@ std::string Text(const Report& r) {
                           info.num_keys);
   }
   line("fill ratio", fill);
+  if (ribbon) {
+    line("estimated FPR",
+         absl::StrFormat("%.4g%% (exact, from its layers)", 100 * r.fp_rate));
+    return out;
+  }
   line("estimated FPR",
        absl::StrFormat("%.4g%% (for %s)", 100 * r.fp_rate,
                        r.fp_rate_from_estimate ? "the estimated keys"

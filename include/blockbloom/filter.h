@@ -57,6 +57,10 @@ enum class FilterKind : uint8_t {
   kStandard,  // a standard Bloom filter, k bits anywhere in its bits (the
               // in-place encoding, the default exact-size filter;
               // src/core/layout.h)
+  // A static filter whose rate falls as 2^-bits/key (FilterOptions::kind):
+  // a bumped ribbon retrieval structure (src/ribbon/layout.h), the same rate
+  // in about 30% less memory than kBlocked; builds and probes are slower.
+  kRibbon,
 };
 // Deprecated: the old name of FilterKind (one release).
 using Layout [[deprecated("use blockbloom::FilterKind")]] = FilterKind;
@@ -105,7 +109,7 @@ class Filter {
   [[deprecated("use kind()")]] FilterKind layout() const { return kind_; }
   // The geometry of a kBlocked filter. A kSpread filter is one block of k
   // probes with lane_bits 0 (its lanes are num_bits()/16 wide, give or take
-  // one); a kSet filter has num_probes 0 too.
+  // one); kSet and kRibbon filters are one block of no probes.
   const FilterShape& shape() const { return shape_; }
   uint64_t num_blocks() const { return shape_.num_blocks; }
   int num_probes() const { return shape_.num_probes; }
@@ -115,22 +119,25 @@ class Filter {
   // read from the compact encoding or an accurate-encoding kSpread filter,
   // which do not store it, 0.
   uint64_t num_keys() const { return num_keys_; }
-  // The filter's bits (for kSet, the coded set): 64 bytes per block with
-  // 32-bit lanes.
+  // The filter's bits (for kSet, the coded set; for kRibbon, its layers'
+  // solutions and bump codes): 64 bytes per block with 32-bit lanes.
   absl::Span<const uint8_t> bits() const { return {ref_.bits, size_bytes_}; }
   uint64_t num_bits() const { return 8 * uint64_t{size_bytes_}; }
   // FilterKind::kSet: bits in each fingerprint's low part (0 otherwise).
   int set_low_bits() const;
   // True if the filter owns its bits (built here), false if Wrap()ped.
   bool owns_bits() const {
-    return owned_ != nullptr && !(kind_ == FilterKind::kSet && !owns_set_bits_);
+    return owned_ != nullptr &&
+           !((kind_ == FilterKind::kSet || kind_ == FilterKind::kRibbon) &&
+             !owns_set_bits_);
   }
   // Bytes of memory the filter owns (its bits if built or decompressed here,
-  // a fingerprint set's probe index).
+  // a fingerprint set's probe index, a ribbon filter's view).
   size_t owned_bytes() const;
   // True for MatchAll().
   bool is_match_all() const { return shape_.num_blocks == 0; }
-  // Expected false-positive rate for num_keys() keys in this shape.
+  // Expected false-positive rate for num_keys() keys in this shape (for
+  // kRibbon, the exact rate of its layers, whatever num_keys()).
   double EstimatedFpRate() const;
 
  private:
@@ -148,7 +155,8 @@ class Filter {
 
   std::unique_ptr<internal::AlignedBuffer> owned_;
   FilterKind kind_ = FilterKind::kBlocked;
-  // A kSet filter always owns its index; its bits only if built here.
+  // A kSet (kRibbon) filter always owns its index (view); its bits only if
+  // built or copied here.
   bool owns_set_bits_ = false;
   FilterShape shape_;
   uint64_t size_bytes_;
@@ -175,6 +183,21 @@ struct FilterOptions {
   // whatever the number of keys: for a capacity known in advance, e.g.
   // `options.shape = *ShapeForFpRate(expected_keys, 0.01)`.
   FilterShape shape;
+  // The kind of filter to build:
+  // - kBlocked (the default): one 64-byte block per key, the fastest to build
+  //   and to probe.
+  // - kRibbon: the same rate in about 30% less memory than kBlocked (its
+  //   rate falls as 2^-bits: 6.8 bits/key give 1% and 10 give 0.1%, where
+  //   kBlocked needs 10 and 16.4); builds 4-7x and probes 1.5-2x slower
+  //   (docs/BENCHMARKS.md, "Ribbon kind"; README.md, "Which filter
+  //   kind"). With bits_per_key or fp_rate; not with shape or exact_size
+  //   (InvalidArgument). Where a ribbon would be the larger or less
+  //   accurate filter (up to several hundred keys: a layer is at least 64
+  //   slots, its last 63 hold no start), and in the rare case no
+  //   ribbon can be built (a pathological key set, 2^31 keys or more), the
+  //   builder builds kBlocked at the same bits_per_key or fp_rate instead:
+  //   Filter::kind() says which it built.
+  FilterKind kind = FilterKind::kBlocked;
   // The hash seed (see HashKey). Stored with the filter.
   uint64_t seed = 0;
   // Filters of at most 1 KiB are one block of 16 lanes of bits/16 bits (see
@@ -224,12 +247,20 @@ struct FilterOptions {
 // the filter in batches of 1024 (an 8 KiB buffer), so the memory is the
 // filter's, allocated by Create().
 //
+// A kRibbon filter's Finish() moves the hashes into one array (freeing each
+// chunk as it goes), then takes per slot (a little under one per key) 8
+// bytes of coefficient rows and 2 of result rows (4 from 16 bits/key), plus
+// the filter: a peak of about 21 bytes per key (164-169 bits measured at 1M
+// and 10M keys), where RocksDB 7.8's Ribbon builder takes about 30 (237-239
+// bits; docs/BENCHMARKS.md, "Ribbon kind").
+//
 // Adjacent duplicate keys (as storage engines produce) are counted once.
 // Not thread-safe: one thread adds at a time.
 class FilterBuilder {
  public:
   // InvalidArgument if the options are out of range (bits_per_key not
-  // positive, fp_rate not in [0, 1), an invalid fixed shape).
+  // positive, fp_rate not in [0, 1), an invalid fixed shape, a kind other
+  // than kBlocked or kRibbon, kRibbon with a shape or exact_size).
   static absl::StatusOr<FilterBuilder> Create(const FilterOptions& options);
 
   FilterBuilder(FilterBuilder&&) noexcept;

@@ -9,7 +9,7 @@
 //   if (!read.ok()) { /* DataLoss, Unimplemented, ...: the message says why */
 //   }
 //
-// Four encodings share one reader:
+// Five encodings share one reader:
 // - in-place: a block of exactly the size a LevelDB filter of the same keys
 //   and bits/key takes: a standard Bloom filter and a one-byte tag, no
 //   checksum (FilterOptions::exact_size, the default). For the filters LevelDB
@@ -24,6 +24,9 @@
 //   Still read; written for small filters that are not exact-size.
 // - full: the bits (optionally zstd-compressed), then a 56-byte footer with
 //   every parameter, the key count and a checksum. For per-SSTable filters.
+// - ribbon (version 5): a ribbon filter's layers, a table of their sizes and
+//   a 44-byte footer with its parameters, the key count and a checksum.
+//   Probed where it lies, as the full encoding.
 #ifndef BLOCKBLOOM_FORMAT_H_
 #define BLOCKBLOOM_FORMAT_H_
 
@@ -49,6 +52,9 @@ enum class Encoding : uint8_t {
               // filters built with fewer_false_positives only
   kInPlace,   // bits + 1-byte tag, no checksum, no seed: the other
               // exact-size filters only
+  kRibbon,    // layers + 8 bytes per layer + 44-byte footer (format
+              // version 5): ribbon filters (FilterKind::kRibbon) only, the
+              // encoding kAuto picks for them
   // Deprecated: the old name of kAccurate (one release).
   kPacked = kAccurate,
 };

@@ -15,7 +15,8 @@ Hashes = npt.NDArray[np.uint64]
 FixedKeys = Union[npt.NDArray[np.bytes_], npt.NDArray[np.uint8], bytes,
                   bytearray, memoryview]
 BoolArray = npt.NDArray[np.bool_]
-Encoding = Literal["auto", "compact", "full"]
+Encoding = Literal["auto", "compact", "full", "ribbon"]
+BuildKind = Literal["blocked", "ribbon"]
 CompressionName = Literal["none", "zstd"]
 StrPath = Union[str, os.PathLike[str]]
 
@@ -34,14 +35,16 @@ def active_simd_target() -> str: ...
 class Filter:
     @staticmethod
     def from_keys(keys: Iterable[Key], *, bits_per_key: float = 10.0,
-                  fpr: Optional[float] = None, seed: int = 0) -> Filter: ...
+                  fpr: Optional[float] = None, seed: int = 0,
+                  kind: BuildKind = "blocked") -> Filter: ...
     @staticmethod
     def from_hashes(hashes: Hashes, *, bits_per_key: float = 10.0,
-                    fpr: Optional[float] = None, seed: int = 0) -> Filter: ...
+                    fpr: Optional[float] = None, seed: int = 0,
+                    kind: BuildKind = "blocked") -> Filter: ...
     @staticmethod
     def from_fixed(keys: FixedKeys, width: Optional[int] = None, *,
                    bits_per_key: float = 10.0, fpr: Optional[float] = None,
-                   seed: int = 0) -> Filter: ...
+                   seed: int = 0, kind: BuildKind = "blocked") -> Filter: ...
     @staticmethod
     def from_bytes(data: BytesLike, *, verify_checksum: bool = True,
                    seed: int = 0, allow_in_place: bool = False) -> Filter: ...
@@ -74,7 +77,8 @@ class Filter:
     @property
     def lane_bits(self) -> int: ...
     @property
-    def kind(self) -> Literal["blocked", "spread", "set", "standard"]: ...
+    def kind(self) -> Literal["blocked", "spread", "set", "standard",
+                              "ribbon"]: ...
     @property
     def layout(self) -> Literal["blocked", "spread", "set", "standard"]:
         """Deprecated: the old name of kind."""

@@ -1,7 +1,7 @@
 // FilterBuilder (blockbloom/filter.h): collects the keys' hashes, then builds
 // the filter its options ask for. It sits above the filter kinds it can
-// build: the blocked filter (src/core) and the exact-size filters of one
-// data block each (src/exact_size).
+// build: the blocked filter (src/core), the ribbon filter (src/ribbon) and
+// the exact-size filters of one data block each (src/exact_size).
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -18,6 +18,8 @@
 #include "src/core/probe.h"
 #include "src/exact_size/exact_size.h"
 #include "src/exact_size/in_place.h"
+#include "src/ribbon/builder.h"
+#include "src/ribbon/sizing.h"
 
 namespace blockbloom {
 namespace {
@@ -27,6 +29,30 @@ namespace {
 int DefaultProbes(double bits_per_key) {
   const double k = std::round(bits_per_key * 0.6931);
   return static_cast<int>(std::clamp(k, 1.0, 16.0));
+}
+
+// kRibbon: whether a ribbon is the better filter for n keys, by the
+// estimates: smaller for an fp_rate, more accurate in a bits_per_key budget.
+// Below a few hundred keys the 64-slot minimum of a layer and one column
+// per slot make a ribbon the worse one (RocksDB's Ribbon builder makes the
+// same check and builds its Bloom filter for small filters).
+bool RibbonWins(const FilterOptions& options, uint64_t num_keys) {
+  if (num_keys == 0) return true;  // no layers, no bytes
+  const bool compact = options.compact_small_filters;
+  if (options.fp_rate != 0) {
+    absl::StatusOr<FilterShape> blocked =
+        ShapeForFpRate(num_keys, options.fp_rate, compact);
+    return !blocked.ok() ||
+           internal::ribbon::EstimatedPayloadBytes(num_keys, options.fp_rate) <
+               blocked->size_bytes();
+  }
+  absl::StatusOr<FilterShape> blocked =
+      ShapeForBitsPerKey(num_keys, options.bits_per_key, compact);
+  if (!blocked.ok()) return true;
+  absl::StatusOr<double> blocked_rate = EstimatedFpRate(*blocked, num_keys);
+  return !blocked_rate.ok() ||
+         internal::ribbon::EstimatedFpRate(num_keys, options.bits_per_key) <
+             *blocked_rate;
 }
 
 }  // namespace
@@ -70,6 +96,23 @@ absl::StatusOr<FilterBuilder> FilterBuilder::Create(
     const FilterOptions& options) {
   FilterBuilder builder(options);
   const bool exact_size = options.exact_size || options.packed;
+  if (options.kind != FilterKind::kBlocked &&
+      options.kind != FilterKind::kRibbon) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("FilterOptions::kind must be kBlocked or kRibbon, not ",
+                     static_cast<int>(options.kind),
+                     " (exact-size kinds are chosen by exact_size)"));
+  }
+  if (options.kind == FilterKind::kRibbon && exact_size) {
+    return absl::InvalidArgumentError(
+        "a ribbon filter (kind kRibbon) is not an exact-size filter: unset "
+        "exact_size, or build kind kBlocked");
+  }
+  if (options.kind == FilterKind::kRibbon && options.shape.num_blocks != 0) {
+    return absl::InvalidArgumentError(
+        "a ribbon filter (kind kRibbon) is sized by bits_per_key or fp_rate, "
+        "not a fixed shape: unset shape, or build kind kBlocked");
+  }
   if (exact_size && options.shape.num_blocks != 0) {
     return absl::InvalidArgumentError(
         "an exact-size filter is sized by bits_per_key, not a fixed shape");
@@ -200,25 +243,54 @@ absl::StatusOr<Filter> FilterBuilder::Finish() {
         &all, block_bytes - internal::kAccurateTrailerBytes, options_.seed,
         empty_k);
   }
-  absl::StatusOr<FilterShape> shape = ShapeForKeys(num_keys);
-  if (!shape.ok()) return shape.status();
-  absl::StatusOr<std::unique_ptr<internal::AlignedBuffer>> bits =
-      internal::AlignedBuffer::Create(shape->size_bytes());
-  if (!bits.ok()) return bits.status();
-  uint8_t* data = (*bits)->data();
-  const internal::Kernels* kernels =
-      internal::KernelsFor(static_cast<uint32_t>(shape->lane_bits));
-  const internal::FilterRef ref =
-      internal::BlockedRef(data, *shape, options_.seed);
-  if (hashes != nullptr) {
+  // The blocked filter, its hashes inserted by feed(insert), where
+  // insert(hashes, n) puts n of them in.
+  auto build_blocked = [&](auto feed) -> absl::StatusOr<Filter> {
+    absl::StatusOr<FilterShape> shape = ShapeForKeys(num_keys);
+    if (!shape.ok()) return shape.status();
+    absl::StatusOr<std::unique_ptr<internal::AlignedBuffer>> bits =
+        internal::AlignedBuffer::Create(shape->size_bytes());
+    if (!bits.ok()) return bits.status();
+    uint8_t* data = (*bits)->data();
+    const internal::Kernels* kernels =
+        internal::KernelsFor(static_cast<uint32_t>(shape->lane_bits));
+    const internal::FilterRef ref =
+        internal::BlockedRef(data, *shape, options_.seed);
+    feed(
+        [&](const uint64_t* h, size_t n) { kernels->insert(ref, data, h, n); });
+    return Filter(*std::move(bits), data, *shape, options_.seed, num_keys,
+                  kernels);
+  };
+  if (options_.kind == FilterKind::kRibbon && RibbonWins(options_, num_keys)) {
+    // The ribbon sorts its hashes: one array of them, each chunk freed once
+    // copied.
+    absl::StatusOr<std::unique_ptr<internal::AlignedBuffer>> array =
+        internal::AlignedBuffer::Create(sizeof(uint64_t) * num_keys);
+    if (!array.ok()) return array.status();
+    uint64_t* const all = reinterpret_cast<uint64_t*>((*array)->data());
+    size_t copied = 0;
+    if (hashes != nullptr) {
+      hashes->Drain(last_end, [&](const uint64_t* h, size_t n) {
+        std::copy(h, h + n, all + copied);
+        copied += n;
+      });
+    }
+    internal::ribbon::RibbonTarget target;
+    target.fp_rate = options_.fp_rate;
+    target.bits_per_key = options_.bits_per_key;
+    absl::StatusOr<Filter> ribbon = internal::ribbon::BuildRibbon(
+        absl::MakeSpan(all, num_keys), target, options_.seed);
+    if (ribbon.ok()) return ribbon;
+    // No ribbon (a pathological key set, too many keys): the blocked filter
+    // of the same hashes, which the failed build left in the array.
+    return build_blocked([&](auto insert) { insert(all, num_keys); });
+  }
+  return build_blocked([&](auto insert) {
+    if (hashes == nullptr) return;
     // Each chunk is freed once inserted: the filter's pages, touched as they
     // are filled, can reuse the hashes' memory.
-    hashes->Drain(last_end, [&](const uint64_t* h, size_t n) {
-      kernels->insert(ref, data, h, n);
-    });
-  }
-  return Filter(*std::move(bits), data, *shape, options_.seed, num_keys,
-                kernels);
+    hashes->Drain(last_end, insert);
+  });
 }
 
 }  // namespace blockbloom

@@ -92,6 +92,16 @@ void blockbloom_options_set_compact_small_filters(blockbloom_options_t* o,
                                                   unsigned char v) {
   o->rep.compact_small_filters = v != 0;
 }
+void blockbloom_options_set_kind(blockbloom_options_t* o, int kind) {
+  // FilterBuilder::Create refuses the kinds it cannot build, with its
+  // message; values past FilterKind's byte become 255 (refused too) rather
+  // than wrap around to a kind.
+  o->rep.kind = static_cast<blockbloom::FilterKind>(
+      kind >= 0 && kind <= 255 ? kind : 255);
+}
+int blockbloom_options_kind(const blockbloom_options_t* o) {
+  return static_cast<int>(o->rep.kind);
+}
 void blockbloom_options_set_exact_size(blockbloom_options_t* o,
                                        unsigned char v) {
   o->rep.exact_size = v != 0;

@@ -133,7 +133,7 @@ inline absl::StatusOr<blockbloom::WriteOptions> ToWriteOptions(
   blockbloom::WriteOptions write;
   if (options == nullptr) return write;
   if (options->encoding < blockbloom_encoding_auto ||
-      options->encoding > blockbloom_encoding_in_place) {
+      options->encoding > blockbloom_encoding_ribbon) {
     return absl::InvalidArgumentError("unknown encoding");
   }
   if (options->compression != blockbloom_compression_none &&

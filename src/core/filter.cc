@@ -129,6 +129,8 @@ double Filter::EstimatedFpRate() const {
     case FilterKind::kStandard:
       return internal::StandardFpRate(num_keys_, ref_.num_bits,
                                       shape_.num_probes);
+    case FilterKind::kRibbon:
+      return ref_.ribbon->expected_fp_rate;
   }
   return blockbloom::EstimatedFpRate(shape_, num_keys_).value_or(1.0);
 }

@@ -1,6 +1,7 @@
 // The filter file format's encodings (docs/FORMAT.md is the spec; these
 // files are its reference implementation), one per file: compact.cc,
-// full.cc, accurate_encoding.cc, in_place_encoding.cc; format.cc reads the tag
+// full.cc, accurate_encoding.cc, in_place_encoding.cc, ribbon_encoding.cc;
+// format.cc reads the tag
 // and dispatches. Every integer is little-endian. The last byte of every
 // blockbloom filter block is a tag that says what the block holds before
 // anything else is read:
@@ -10,7 +11,7 @@
 //   0xD0 + (k - 1)            compact, seeded:  bits | seed u64 | crc16 | tag
 //   0x00 + (k - 1)            in-place:         bits | tag          (no crc)
 //   0x90 + l, l <= 14         accurate, set:      set* | crc16 | tag  (v3)
-//   0x9F                      reserved for a later encoding
+//   0x9F                      ribbon: payload | layers | 44-byte footer (v5)
 //   0xA0 + (k - 1)            accurate, spread:   bits* | crc16 | tag (v3)
 //   0xE0 + (k - 1)            accurate, spread:   bits | crc16 | tag  (v2)
 //   0xF0 + l, l <= 14         accurate, set:      set | crc16 | tag  (v2)
@@ -34,6 +35,7 @@
 #include "blockbloom/format.h"
 #include "src/core/aligned_buffer.h"
 #include "src/exact_size/fingerprint_set.h"
+#include "src/ribbon/layout.h"
 
 namespace blockbloom::internal::format {
 
@@ -45,10 +47,14 @@ inline constexpr uint8_t kAccurateSpreadTag = 0xE0;  // + k - 1 (v2)
 inline constexpr uint8_t kAccurateSetTag = 0xF0;     // + l (v2)
 inline constexpr uint8_t kReservedTag = 0xFF;        // a later encoding
 inline constexpr uint8_t kAccurate3SetTag = 0x90;    // + l
-inline constexpr uint8_t kAccurate3ReservedTag = 0x9F;
+// Reserved for a later encoding by version 3, the ribbon encoding's since
+// version 5 (ribbon_encoding.cc says why).
+inline constexpr uint8_t kRibbonTag = 0x9F;
 inline constexpr uint8_t kAccurate3SpreadTag = 0xA0;  // + k - 1
 inline constexpr int kAccurateVersion = 3;
 inline constexpr int kAccurateVersion2 = 2;
+// The format version that added the ribbon encoding: the newest.
+inline constexpr int kRibbonVersion = 5;
 
 template <typename T>
 void Put(uint8_t* p, T v) {
@@ -68,7 +74,8 @@ absl::Status Corrupt(const std::string& what);
 struct Parsed {
   FilterInfo info;
   absl::Span<const uint8_t> payload;
-  SetParams set;  // a fingerprint set's geometry (layout kSet)
+  SetParams set;                // a fingerprint set's geometry (layout kSet)
+  ribbon::RibbonLayout ribbon;  // a ribbon filter's layers (kind kRibbon)
   // A v3 accurate payload with its first 8 bytes restored (payload points
   // here then; empty otherwise).
   std::vector<uint8_t> restored;
@@ -104,6 +111,9 @@ absl::StatusOr<Parsed> ParseAccurate(absl::Span<const uint8_t> block,
                                      const ReadOptions& options);
 absl::StatusOr<Parsed> ParseInPlace(absl::Span<const uint8_t> block,
                                     const ReadOptions& options);
+inline constexpr size_t kRibbonFooterBytes = 44;
+absl::StatusOr<Parsed> ParseRibbon(absl::Span<const uint8_t> block,
+                                   const ReadOptions& options);
 
 // Each encoding's writer: appends `filter` to *dst (AppendFilter checked
 // that the encoding holds it).
@@ -112,6 +122,7 @@ absl::Status AppendFull(const Filter& filter, const WriteOptions& options,
                         std::string* dst, uint64_t* payload_bytes);
 void AppendAccurate(const Filter& filter, std::string* dst);
 void AppendInPlace(const Filter& filter, std::string* dst);
+void AppendRibbon(const Filter& filter, std::string* dst);
 
 // The compact encoding holds only the shapes the sizing functions give; the
 // one a compact block of `bytes` bytes of bits holds, or false.

@@ -15,6 +15,7 @@
 #include "src/exact_size/exact_size.h"
 #include "src/exact_size/in_place.h"
 #include "src/format/encoding.h"
+#include "src/ribbon/ribbon_filter.h"
 
 namespace blockbloom {
 namespace internal::format {
@@ -49,7 +50,6 @@ using internal::format::AppendFull;
 using internal::format::AppendInPlace;
 using internal::format::CanonicalShape;
 using internal::format::Corrupt;
-using internal::format::kAccurate3ReservedTag;
 using internal::format::kAccurate3SetTag;
 using internal::format::kAccurate3SpreadTag;
 using internal::format::kAccurateSpreadTag;
@@ -60,11 +60,13 @@ using internal::format::kCompactTag;
 using internal::format::kFullTag;
 using internal::format::kMajorVersion;
 using internal::format::kReservedTag;
+using internal::format::kRibbonTag;
 using internal::format::ParseAccurate;
 using internal::format::ParseCompact;
 using internal::format::Parsed;
 using internal::format::ParseFull;
 using internal::format::ParseInPlace;
+using internal::format::ParseRibbon;
 
 absl::StatusOr<Parsed> Parse(absl::Span<const uint8_t> block,
                              const ReadOptions& options) {
@@ -81,11 +83,12 @@ absl::StatusOr<Parsed> Parse(absl::Span<const uint8_t> block,
     }
     return ParseInPlace(block, options);
   }
-  if (tag == kReservedTag || tag == kAccurate3ReservedTag) {
+  if (tag == kRibbonTag) return ParseRibbon(block, options);
+  if (tag == kReservedTag) {
     return absl::UnimplementedError(absl::StrFormat(
         "blockbloom filter: tag 0x%02x is an encoding of a later version; "
         "this reader knows versions 1 to %d",
-        tag, kAccurateVersion));
+        tag, internal::format::kRibbonVersion));
   }
   if (tag >= kAccurateSpreadTag ||
       (tag >= kAccurate3SetTag && tag < kAccurate3SpreadTag + 16)) {
@@ -118,6 +121,32 @@ absl::Status AppendFilter(const Filter& filter, const WriteOptions& options,
         "a MatchAll() filter has no bits to serialize");
   }
   Encoding encoding = options.encoding;
+  if (filter.kind() == FilterKind::kRibbon || encoding == Encoding::kRibbon) {
+    if (filter.kind() != FilterKind::kRibbon) {
+      return absl::InvalidArgumentError(
+          "the ribbon encoding holds ribbon filters (FilterKind::kRibbon) "
+          "only");
+    }
+    if (encoding != Encoding::kAuto && encoding != Encoding::kRibbon) {
+      return absl::InvalidArgumentError(
+          "a ribbon filter (FilterKind::kRibbon) is written in the ribbon "
+          "encoding only (kAuto or kRibbon)");
+    }
+    if (options.compression != Compression::kNone) {
+      // A ribbon's solution words are random bits: nothing to compress.
+      return absl::InvalidArgumentError(
+          "the ribbon encoding is never compressed");
+    }
+    const size_t start = dst->size();
+    internal::format::AppendRibbon(filter, dst);
+    if (stats != nullptr) {
+      stats->encoding = Encoding::kRibbon;
+      stats->bits_bytes = stats->payload_bytes = filter.bits().size();
+      stats->total_bytes = dst->size() - start;
+      stats->overhead_bytes = stats->total_bytes - stats->payload_bytes;
+    }
+    return absl::OkStatus();
+  }
   const bool exact_size = filter.kind() != FilterKind::kBlocked;
   if (exact_size || encoding == Encoding::kAccurate ||
       encoding == Encoding::kInPlace) {
@@ -222,6 +251,10 @@ absl::StatusOr<Filter> OpenFilter(absl::Span<const uint8_t> bytes,
   absl::StatusOr<Parsed> parsed = Parse(bytes, options);
   if (!parsed.ok()) return parsed.status();
   const FilterInfo& info = parsed->info;
+  if (info.encoding == Encoding::kRibbon) {
+    return internal::ribbon::OpenRibbonFilter(parsed->payload, parsed->ribbon,
+                                              info.seed, info.num_keys);
+  }
   if (info.encoding == Encoding::kInPlace) {
     return internal::OpenInPlaceFilter(parsed->payload, info.shape.num_probes,
                                        info.seed);

@@ -672,6 +672,55 @@ static void TestDamagedBytes(void) {
   blockbloom_readoptions_destroy(read);
 }
 
+/* FilterOptions::kind through C: a ribbon filter is built, serialized in
+   its own encoding, reopened as a ribbon; other encodings and kinds are
+   refused; a few keys give the blocked kind. */
+static void TestRibbonKind(void) {
+  char* err = NULL;
+  size_t len = 0;
+  char* bytes;
+  blockbloom_filter_t *built, *opened;
+  blockbloom_options_t* options = blockbloom_options_create();
+  blockbloom_writeoptions_t* write = blockbloom_writeoptions_create();
+  CHECK(blockbloom_options_kind(options) == blockbloom_kind_blocked);
+  blockbloom_options_set_kind(options, blockbloom_kind_ribbon);
+  CHECK(blockbloom_options_kind(options) == blockbloom_kind_ribbon);
+  blockbloom_options_set_fp_rate(options, 0.01);
+  built = BuildGolden(options, 20000);
+  CHECK(built != NULL);
+  if (built != NULL) {
+    CHECK(blockbloom_filter_kind(built) == blockbloom_kind_ribbon);
+    CHECK(AllPresent(built, 20000));
+    blockbloom_writeoptions_set_encoding(write, blockbloom_encoding_full);
+    CHECK(blockbloom_filter_serialize(built, write, &len, &err) == NULL);
+    CHECK_ERROR(err, "INVALID_ARGUMENT");
+    blockbloom_writeoptions_set_encoding(write, blockbloom_encoding_ribbon);
+    bytes = blockbloom_filter_serialize(built, write, &len, &err);
+    CHECK_OK(err);
+    /* Under 7 bits per key at 1%: a blocked filter needs 9.7. */
+    CHECK(bytes != NULL && len < 20000 * 7 / 8);
+    opened = blockbloom_filter_open(bytes, len, NULL, &err);
+    CHECK_OK(err);
+    CHECK(opened != NULL && AllPresent(opened, 20000));
+    CHECK(opened != NULL &&
+          blockbloom_filter_kind(opened) == blockbloom_kind_ribbon);
+    blockbloom_filter_destroy(opened);
+    blockbloom_free(bytes);
+    blockbloom_filter_destroy(built);
+  }
+  built = BuildGolden(options, 30);
+  CHECK(built != NULL &&
+        blockbloom_filter_kind(built) == blockbloom_kind_blocked);
+  blockbloom_filter_destroy(built);
+  blockbloom_options_set_kind(options, blockbloom_kind_set);
+  CHECK(blockbloom_builder_create(options, &err) == NULL);
+  CHECK_ERROR(err, "INVALID_ARGUMENT");
+  blockbloom_options_set_kind(options, 260); /* not 4 */
+  CHECK(blockbloom_options_kind(options) == 255);
+  blockbloom_options_destroy(options);
+  blockbloom_writeoptions_destroy(write);
+}
+
 static void TestBloomFilter(void) {
   char* err = NULL;
   char key[64];
@@ -825,6 +874,7 @@ int main(int argc, char** argv) {
   TestMatchAllAndSerializeErrors();
   TestOutOfMemory();
   TestDamagedBytes();
+  TestRibbonKind();
   TestBloomFilter();
   if (failures != 0) {
     fprintf(stderr, "c_api_test: %d check(s) failed\n", failures);

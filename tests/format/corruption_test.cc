@@ -29,6 +29,7 @@ struct Case {
   // in the accurate encoding (fewer_false_positives) unless `in_place`.
   double exact_size_bits_per_key = 0;
   bool in_place = false;
+  bool ribbon = false;  // FilterOptions::kind = kRibbon
 };
 
 class CorruptionTest : public ::testing::TestWithParam<Case> {};
@@ -42,6 +43,7 @@ TEST_P(CorruptionTest, EveryBitFlipAndTruncationIsCaughtOrHarmless) {
     options.fewer_false_positives = !c.in_place;
     options.bits_per_key = c.exact_size_bits_per_key;
   }
+  if (c.ribbon) options.kind = FilterKind::kRibbon;
   FilterBuilder builder = *FilterBuilder::Create(options);
   std::vector<std::string> keys;
   for (int i = 0; i < c.keys; ++i) {
@@ -49,6 +51,7 @@ TEST_P(CorruptionTest, EveryBitFlipAndTruncationIsCaughtOrHarmless) {
     builder.Add(keys.back());
   }
   Filter filter = *builder.Finish();
+  ASSERT_EQ(filter.kind() == FilterKind::kRibbon, c.ribbon);
   WriteOptions write;
   write.encoding = c.encoding;
   write.compression = c.compression;
@@ -150,7 +153,13 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"in_place_seeded", 150, 42, Encoding::kAuto, Compression::kNone,
              10, true},
         Case{"in_place_empty", 0, 0, Encoding::kAuto, Compression::kNone, 10,
-             true}),
+             true},
+        // Ribbon filters: two layers (layer 0 of 2,500 keys bumps ~5% to a
+        // second), and none (no keys: the footer alone).
+        Case{"ribbon", 2500, 3, Encoding::kAuto, Compression::kNone, 0, false,
+             true},
+        Case{"ribbon_empty", 0, 0, Encoding::kAuto, Compression::kNone, 0,
+             false, true}),
     [](const auto& param_info) { return std::string(param_info.param.name); });
 
 }  // namespace

@@ -44,6 +44,8 @@ struct Golden {
   // A block of an earlier format version, which this one still reads but
   // no longer writes: opened and checked, not rebuilt.
   bool read_only = false;
+  // Built with FilterOptions::kind = kRibbon (the ribbon encoding).
+  bool ribbon = false;
 };
 
 // The cases, documented in tests/testdata/README.md.
@@ -94,6 +96,14 @@ const Golden kGolden[] = {
      Compression::kNone, 1450, kFewerFalsePositives, true},
     {"accurate_empty.bbf", 0, 10, 0, Encoding::kAuto, Compression::kNone, 0,
      kFewerFalsePositives, true},
+    // Format version 5: ribbon filters (FilterOptions::kind = kRibbon), a
+    // whole and a fractional budget, a seed, no keys.
+    {"ribbon_5000keys.bbf", 5000, 7, 0, Encoding::kAuto, Compression::kNone, 98,
+     kNotExactSize, false, true},
+    {"ribbon_3000keys_seeded.bbf", 3000, 9.5, 0x0123456789abcdef,
+     Encoding::kAuto, Compression::kNone, 23, kNotExactSize, false, true},
+    {"ribbon_empty.bbf", 0, 10, 0, Encoding::kAuto, Compression::kNone, 0,
+     kNotExactSize, false, true},
 };
 
 std::string Key(int i) { return absl::StrCat("golden-key-", i); }
@@ -104,6 +114,7 @@ std::string BuildBlock(const Golden& g) {
   options.seed = g.seed;
   options.exact_size = g.exact_size != kNotExactSize;
   options.fewer_false_positives = g.exact_size == kFewerFalsePositives;
+  if (g.ribbon) options.kind = FilterKind::kRibbon;
   FilterBuilder builder = *FilterBuilder::Create(options);
   for (int i = 0; i < g.keys; ++i) builder.Add(Key(i));
   WriteOptions write;
@@ -152,6 +163,7 @@ TEST_P(GoldenTest, RebuildsByteForByteAndAnswersAsPinned) {
   read.allow_in_place = g.exact_size == kInPlace;
   absl::StatusOr<Filter> filter = OpenFilter(AsBytes(stored), read);
   ASSERT_TRUE(filter.ok()) << filter.status();
+  EXPECT_EQ(filter->kind() == FilterKind::kRibbon, g.ribbon);
   for (int i = 0; i < g.keys; ++i) ASSERT_TRUE(filter->MayContain(Key(i)));
   int positives = 0;
   for (int i = 0; i < 10'000; ++i) {

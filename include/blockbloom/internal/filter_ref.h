@@ -35,11 +35,43 @@ struct SetIndex {
   const uint8_t* lows8;
   const uint16_t* lows16;
 };
+// The most layers a ribbon filter (FilterKind::kRibbon) has
+// (src/ribbon/layout.h).
+inline constexpr int kRibbonMaxLayers = 12;
+
+// One layer of a ribbon filter (src/ribbon/layout.h): where its solution
+// words and bump codes lie in the filter's bytes, and its geometry.
+struct RibbonLayerView {
+  const uint8_t* words;  // block b: cols(b) little-endian 64-bit words
+  const uint8_t* codes;  // 2-bit bump code of bucket k: byte k / 4
+  uint32_t num_starts;   // 64 * num_blocks - 63
+  uint32_t upper_start;  // blocks from here on have result_bits + 1 columns
+  uint32_t num_blocks;
+  uint32_t reserved;
+};
+// What a probe of a ribbon filter needs, prepared once per opened filter (no
+// copy of its bytes): the layers found in them and the parameters every
+// query reads. A query of a key that stays in layer 0 (about 95% of absent
+// keys) reads only the first 64 bytes.
+struct alignas(64) RibbonView {
+  uint32_t salt;          // the build's retry salt (src/ribbon/key_bits.h)
+  uint8_t bump_below[4];  // code t: offsets below bump_below[t] are bumped
+  int32_t num_layers;     // 0 for a filter of no keys
+  int32_t result_bits;    // r: columns of the blocks below upper_start
+  RibbonLayerView layers[kRibbonMaxLayers];
+  // The exact expected false-positive rate (src/ribbon/sizing.h), computed
+  // when the filter is made: Filter::EstimatedFpRate() returns it.
+  double expected_fp_rate;
+  uint64_t num_slots;  // over all layers
+};
+
 // Everything a probe needs. A Filter keeps one, and the kernels take it by
 // reference, so a probe passes one pointer instead of building arguments.
+// 64 bytes, one cache line (the probe cache's entries hold one: keep it so).
 // `kind` says how the probe reads the bits, and which fields below it
 // applies to; src/core/layout.h makes each kind's (BlockedRef, OneBlockView,
-// SpreadRef, StandardRef, SetRef).
+// SpreadRef, StandardRef, SetRef), src/ribbon/ribbon_filter.h the ribbon's
+// (RibbonRef).
 struct FilterRef {
   const uint8_t* bits;        // the filter's bits, any alignment
   uint64_t num_blocks;        // kBlocked: in [1, 2^32]; the others: 1
@@ -48,6 +80,12 @@ struct FilterRef {
   uint32_t lane_bits = 32;    // kBlocked: bits per lane (32, or fewer for
                               // one-block small filters)
   FilterKind kind{};          // kBlocked (0) unless a maker says otherwise
+  // kSpread: the lanes add the hash's high 32 bits to each lane's mix (the
+  // accurate encoding): a one-block filter has no block index to spend them
+  // on, and without them every key's pattern would be a function of 32 bits
+  // (false positives of at least n / 2^32). The small filters of format
+  // version 1 (one block of narrow lanes) do not.
+  bool mix_high = false;
   // kSpread: ONE block whose 16 lanes split `num_bits` bits as evenly as
   // possible (src/core/layout.h, "one-block filters"); kStandard: the
   // filter's bits.
@@ -55,15 +93,12 @@ struct FilterRef {
   // kStandard: k, the bits per key anywhere in the filter (the other kinds'
   // k is in lane_sets).
   uint32_t num_probes = 0;
-  // kSpread: the lanes add the hash's high 32 bits to each lane's mix (the
-  // accurate encoding): a one-block filter has no block index to spend them
-  // on, and without them every key's pattern would be a function of 32 bits
-  // (false positives of at least n / 2^32). The small filters of format
-  // version 1 (one block of narrow lanes) do not.
-  bool mix_high = false;
   // kSet: the fingerprint set's probe index.
   const SetIndex* set = nullptr;
+  // kRibbon: the ribbon filter's layers and parameters.
+  const RibbonView* ribbon = nullptr;
 };
+static_assert(sizeof(FilterRef) <= 64);
 
 }  // namespace blockbloom::internal
 

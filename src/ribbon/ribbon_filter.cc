@@ -1,0 +1,45 @@
+#include "src/ribbon/ribbon_filter.h"
+
+#include <new>
+#include <utility>
+
+#include "src/core/filter_access.h"
+#include "src/ribbon/view.h"
+
+namespace blockbloom::internal::ribbon {
+
+Isa ActiveIsa() {
+  static const Isa isa = BestIsa();
+  return isa;
+}
+
+Filter MakeRibbonFilter(std::unique_ptr<AlignedBuffer> storage,
+                        const uint8_t* payload, const RibbonLayout& layout,
+                        uint64_t seed, uint64_t num_keys, bool owns_payload) {
+  // AlignedBuffer's memory is 64-byte aligned: the view's alignment.
+  RibbonView* view = new (storage->data()) RibbonView;
+  MakeView(layout, payload, view);
+  const FilterRef ref = RibbonRef(view, seed);
+  // A ribbon filter has no blocked shape: one "block" of no probes, as a
+  // fingerprint set, so that is_match_all() stays false.
+  const FilterShape shape{1, 0, 0};
+  Filter filter = FilterAccess::Make(
+      std::move(storage), FilterKind::kRibbon, ref, shape, PayloadBytes(layout),
+      num_keys,
+      QueryKernels(layout.num_layers, layout.result_bits, ActiveIsa()));
+  FilterAccess::SetOwnsBits(&filter, owns_payload);
+  return filter;
+}
+
+absl::StatusOr<Filter> OpenRibbonFilter(absl::Span<const uint8_t> payload,
+                                        const RibbonLayout& layout,
+                                        uint64_t seed, uint64_t num_keys) {
+  if (absl::Status s = CheckLayout(layout, payload.size()); !s.ok()) return s;
+  absl::StatusOr<std::unique_ptr<AlignedBuffer>> storage =
+      AlignedBuffer::Create(kViewBytes);
+  if (!storage.ok()) return storage.status();
+  return MakeRibbonFilter(*std::move(storage), payload.data(), layout, seed,
+                          num_keys, /*owns_payload=*/false);
+}
+
+}  // namespace blockbloom::internal::ribbon

@@ -1,0 +1,144 @@
+// Ribbon filters through FilterBuilder (FilterOptions::kind = kRibbon): a
+// ribbon for the sizes where it is the better filter, a blocked filter at
+// the same bits/key or rate where it is not (a few hundred keys and fewer)
+// and where no ribbon can be built (forced here); never a false negative;
+// options that cannot make a ribbon are refused.
+#include <cstdint>
+#include <string>
+
+#include "blockbloom/filter.h"
+#include "gtest/gtest.h"
+#include "src/ribbon/builder.h"
+#include "src/ribbon/test_hooks.h"
+#include "tests/ribbon/ribbon_testing.h"
+
+namespace blockbloom {
+namespace {
+
+using internal::ribbon::ribbon_testing::Key;
+
+// n keys, then every `again`-th once more, apart: the ribbon holds
+// non-adjacent duplicates.
+absl::StatusOr<Filter> BuildKeys(const FilterOptions& options, uint64_t n,
+                                 uint64_t again = 5) {
+  absl::StatusOr<FilterBuilder> builder = FilterBuilder::Create(options);
+  if (!builder.ok()) return builder.status();
+  for (uint64_t i = 0; i < n; ++i) builder->Add(Key(i));
+  for (uint64_t i = 0; i < n; i += again) builder->Add(Key(i));
+  return builder->Finish();
+}
+
+void ExpectAllFound(const Filter& filter, uint64_t n) {
+  for (uint64_t i = 0; i < n; ++i) ASSERT_TRUE(filter.MayContain(Key(i))) << i;
+}
+
+FilterOptions Ribbon() {
+  FilterOptions options;
+  options.kind = FilterKind::kRibbon;
+  return options;
+}
+
+TEST(RibbonFallbackTest, LargeFiltersAreRibbons) {
+  for (const double bits_per_key : {6.7, 10.0}) {
+    FilterOptions options = Ribbon();
+    options.bits_per_key = bits_per_key;
+    absl::StatusOr<Filter> filter = BuildKeys(options, 50000);
+    ASSERT_TRUE(filter.ok()) << filter.status();
+    EXPECT_EQ(filter->kind(), FilterKind::kRibbon);
+    ExpectAllFound(*filter, 50000);
+    // The budget holds, and at 10 bits/key the rate is a blocked filter's
+    // at ~15: under 0.15%.
+    EXPECT_LE(filter->bits().size() * 8.0, bits_per_key * filter->num_keys());
+    if (bits_per_key == 10) {
+      EXPECT_LT(filter->EstimatedFpRate(), 0.0015);
+    }
+  }
+  FilterOptions options = Ribbon();
+  options.fp_rate = 0.001;
+  absl::StatusOr<Filter> filter = BuildKeys(options, 50000);
+  ASSERT_TRUE(filter.ok()) << filter.status();
+  EXPECT_EQ(filter->kind(), FilterKind::kRibbon);
+  EXPECT_LE(filter->EstimatedFpRate(), 0.001);
+  ExpectAllFound(*filter, 50000);
+}
+
+TEST(RibbonFallbackTest, NoKeys) {
+  absl::StatusOr<Filter> filter = BuildKeys(Ribbon(), 0);
+  ASSERT_TRUE(filter.ok()) << filter.status();
+  EXPECT_EQ(filter->kind(), FilterKind::kRibbon);
+  EXPECT_FALSE(filter->MayContain("x"));
+  EXPECT_FALSE(filter->is_match_all());
+}
+
+TEST(RibbonFallbackTest, SmallFiltersAreBlockedWhereThatIsBetter) {
+  // 50 keys at 10 bits/key: a ribbon layer of 128 slots would get 3
+  // columns (12.5%), the blocked filter gets ~1%.
+  for (const bool by_rate : {false, true}) {
+    FilterOptions options = Ribbon();
+    if (by_rate) options.fp_rate = 0.01;
+    absl::StatusOr<Filter> filter = BuildKeys(options, 50);
+    ASSERT_TRUE(filter.ok()) << filter.status();
+    EXPECT_EQ(filter->kind(), FilterKind::kBlocked);
+    ExpectAllFound(*filter, 50);
+  }
+  // From a few thousand keys the ribbon wins either way.
+  absl::StatusOr<Filter> filter = BuildKeys(Ribbon(), 3000);
+  ASSERT_TRUE(filter.ok()) << filter.status();
+  EXPECT_EQ(filter->kind(), FilterKind::kRibbon);
+}
+
+TEST(RibbonFallbackTest, AFailedBuildFallsBackToBlocked) {
+  // One layer allowed: 20,000 keys always bump some, every salt fails.
+  // (Few duplicates: a layer is sized for every hash given, and with 20%
+  // of them duplicates the distinct keys would fit in one.)
+  const internal::ribbon::ScopedMaxLayersForTest one_layer(1);
+  for (const bool by_rate : {false, true}) {
+    FilterOptions options = Ribbon();
+    options.bits_per_key = 7;
+    if (by_rate) options.fp_rate = 0.004;
+    absl::StatusOr<Filter> filter = BuildKeys(options, 20000, 50);
+    ASSERT_TRUE(filter.ok()) << filter.status();
+    EXPECT_EQ(filter->kind(), FilterKind::kBlocked);
+    ExpectAllFound(*filter, 20000);
+    if (by_rate) {
+      EXPECT_LE(filter->EstimatedFpRate(), 0.004);
+    } else {
+      EXPECT_NEAR(filter->bits().size() * 8.0 / filter->num_keys(), 7, 0.05);
+    }
+  }
+}
+
+TEST(RibbonFallbackTest, UnluckySaltsRetryThenFallBack) {
+  // Every salt failing (as a pathological key set would): the blocked
+  // filter; all but the last failing: a ribbon of the last salt.
+  for (const int failing :
+       {internal::ribbon::kMaxAttempts - 1, internal::ribbon::kMaxAttempts}) {
+    const internal::ribbon::ScopedFailingSaltsForTest fail(failing);
+    absl::StatusOr<Filter> filter = BuildKeys(Ribbon(), 10000);
+    ASSERT_TRUE(filter.ok()) << filter.status();
+    EXPECT_EQ(filter->kind(), failing < internal::ribbon::kMaxAttempts
+                                  ? FilterKind::kRibbon
+                                  : FilterKind::kBlocked);
+    ExpectAllFound(*filter, 10000);
+  }
+}
+
+TEST(RibbonFallbackTest, OptionsThatCannotMakeARibbonAreRefused) {
+  FilterOptions exact = Ribbon();
+  exact.exact_size = true;
+  EXPECT_EQ(FilterBuilder::Create(exact).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  FilterOptions shaped = Ribbon();
+  shaped.shape = FilterShape{4, 6, 32};
+  absl::Status status = FilterBuilder::Create(shaped).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("not a fixed shape"), std::string::npos)
+      << status;
+  FilterOptions other;
+  other.kind = FilterKind::kSet;
+  EXPECT_EQ(FilterBuilder::Create(other).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace blockbloom
