@@ -112,5 +112,31 @@ TEST(KindPerLevelTest, BloomEquivalentBitsPerKey) {
   }
 }
 
+// level_aware: a ribbon level gets the plan's bits for its level, read as
+// Bloom-equivalent (the blocked kind's rate at those bits, in fewer bytes).
+TEST(KindPerLevelTest, LevelAwarePlanBitsAreBloomEquivalent) {
+  constexpr int kKeys = 50'000;
+  FilterPolicy::Options o;
+  o.level_aware = true;
+  o.ribbon_from_level = 1;
+  const FilterPolicy policy = *FilterPolicy::Create(o);
+  LevelHint hint;
+  hint.level = 2;
+  hint.first_level = 1;
+  hint.last_level = 4;
+  const double bits = policy.BitsPerKey(hint);
+  EXPECT_NE(bits, 10);  // the plan's, not the budget
+  const std::string ribbon = Block(policy, hint, kKeys);
+  ASSERT_EQ(KindOf(ribbon), FilterKind::kRibbon);
+  // The blocked kind's rate at the plan's bits on a large table (the
+  // policy's reference size, 2^20 keys).
+  constexpr uint64_t kReference = uint64_t{1} << 20;
+  const double expected =
+      *EstimatedFpRate(*ShapeForBitsPerKey(kReference, bits), kReference);
+  const Filter filter = policy.NewReader(AsBytes(ribbon));
+  EXPECT_LE(filter.EstimatedFpRate(), expected * 1.01) << bits;
+  EXPECT_LT(8.0 * ribbon.size() / kKeys, bits * 0.8) << bits;
+}
+
 }  // namespace
 }  // namespace blockbloom

@@ -2,13 +2,15 @@
 // leveled RocksDB 7.8: flushes and L0 get blocked filters, the levels below
 // ribbons at the same rate in fewer bytes; no present key is missed; the
 // setting survives the OPTIONS file; partitioned filters and
-// detect_filter_construct_corruption work with ribbon blocks.
+// detect_filter_construct_corruption work with ribbon blocks, and the latter
+// catches a damaged one.
 #include <rocksdb/db.h>
 #include <rocksdb/metadata.h>
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
 #include <rocksdb/utilities/options_util.h>
 
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -18,6 +20,7 @@
 
 #include "blockbloom/rocksdb.h"
 #include "gtest/gtest.h"
+#include "src/rocksdb/test_hooks.h"
 #include "tests/rocksdb/rocksdb_compactions.h"
 #include "tests/rocksdb/rocksdb_test_util.h"
 
@@ -219,6 +222,38 @@ TEST(RocksDBKindTest, PartitionedRibbonWithPostVerify) {
   EXPECT_EQ(c.missing, 0);
   EXPECT_EQ(c.found_absent, 0);
   EXPECT_LT(c.fp_rate(), 0.0125);
+}
+
+// detect_filter_construct_corruption catches a ribbon that lacks a key: one
+// hash complemented between the builder keeping it and the filter getting
+// it (as in rocksdb_options_test's corruption test for the blocked kind).
+TEST(RocksDBKindTest, PostVerifyCatchesADamagedRibbon) {
+  ScratchDir dir("rocksdb_kind_verify");
+  FilterPolicy::Options o = RibbonBelowL0();
+  o.ribbon_from_level = 0;  // the flush builds a ribbon
+  rocksdb::Options options = testing::OptionsWith(*NewRocksDBFilterPolicy(o));
+  rocksdb::BlockBasedTableOptions table =
+      *options.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
+  table.detect_filter_construct_corruption = true;
+  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  auto db = OpenDB(options, dir.path());
+  testing::PutRange(db.get(), 0, 20'000);
+  std::atomic<int> seen{0};
+  internal::SetRocksDBHashHookForTest([&seen](uint64_t* h) {
+    if (seen.fetch_add(1) == 1000) *h = ~*h;
+  });
+  const rocksdb::Status flush = db->Flush(rocksdb::FlushOptions());
+  internal::SetRocksDBHashHookForTest(nullptr);
+  EXPECT_TRUE(flush.IsCorruption()) << flush.ToString();
+  db.reset();
+  // Reopened, the WAL's keys are flushed into a good ribbon.
+  db = OpenDB(options, dir.path());
+  ASSERT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
+  const testing::FilterTotals t = testing::Totals(testing::Tables(db.get()));
+  EXPECT_LT(t.bits_per_key(), 8.0);  // a ribbon
+  const auto c = CheckGets(db.get(), options.statistics.get(), 0, 20'000);
+  EXPECT_EQ(c.missing, 0);
+  EXPECT_EQ(c.found_absent, 0);
 }
 
 }  // namespace
