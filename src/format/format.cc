@@ -118,6 +118,22 @@ absl::Status AppendFilter(const Filter& filter, const WriteOptions& options,
         "a MatchAll() filter has no bits to serialize");
   }
   Encoding encoding = options.encoding;
+  const FilterOrigin& origin = options.origin;
+  if (origin.recorded()) {
+    if (origin.level > FilterOrigin::kMaxLevel || origin.group < 0 ||
+        origin.group > FilterOrigin::kMaxGroup) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "a filter's origin holds a level in [0, ", FilterOrigin::kMaxLevel,
+          "] and a group in [0, ", FilterOrigin::kMaxGroup, "], not level ",
+          origin.level, " and group ", origin.group));
+    }
+    if (encoding == Encoding::kAuto) encoding = Encoding::kFull;
+    if (encoding != Encoding::kFull) {
+      return absl::InvalidArgumentError(
+          "only the full encoding records a filter's origin: use "
+          "Encoding::kFull or kAuto, or leave WriteOptions::origin unset");
+    }
+  }
   const bool exact_size = filter.kind() != FilterKind::kBlocked;
   if (exact_size || encoding == Encoding::kAccurate ||
       encoding == Encoding::kInPlace) {
