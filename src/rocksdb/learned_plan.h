@@ -1,0 +1,99 @@
+// The learned plan of one column family: the kind and bits/key of the tables
+// written at each level, from what the adapter's readers observed
+// (src/rocksdb/probe_counters.h) instead of the tree model alone
+// (docs/LEVELS.md, "The learned plan").
+//
+// Each level of creation l is one group of LevelAllocator::Optimize:
+//   keys_l   = the keys of the live filters written at l (their readers
+//              record their origin, format 4.1, docs/FORMAT.md);
+//   probes_l = prior_l + smoothed_l: the model's probes of l (the prior,
+//              worth Options::prior_probes probes in all) plus the probes
+//              of those filters observed since the plan began, halved at
+//              each update (Options::decay) so that the plan follows a
+//              changing workload.
+// Before anything is observed the plan IS the model's (the prior alone, over
+// the model's keys); the more probes are seen, the less the prior weighs.
+// The memory budget holds over the live keys: sum_l keys_l * bits_l =
+// budget * sum_l keys_l (Optimize). Every table's filter records its own
+// shape, so a plan change, a reopen or a lost plan never makes a table
+// unreadable (no false negatives): the plan only decides NEW tables' bits.
+#ifndef BLOCKBLOOM_SRC_ROCKSDB_LEARNED_PLAN_H_
+#define BLOCKBLOOM_SRC_ROCKSDB_LEARNED_PLAN_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "blockbloom/level_allocation.h"
+
+namespace blockbloom::internal {
+
+// What was observed of the filters written at one level, cumulative since
+// the plan began (probes, positives) or as of now (keys, bytes, tables).
+struct LevelObservation {
+  uint64_t probes = 0;
+  uint64_t positives = 0;
+  uint64_t keys = 0;
+  uint64_t bytes = 0;
+  uint64_t tables = 0;
+};
+
+class LearnedPlan {
+ public:
+  // Levels 0 .. kLevels - 1 (deeper ones are planned as the deepest).
+  static constexpr int kLevels = 15;
+  struct Options {
+    double budget = 10;  // bits/key, the average over the live keys
+    // What the model prior weighs, in probes.
+    double prior_probes = 4096;
+    // At each update the earlier probes count this much.
+    double decay = 0.5;
+    // An update with fewer new probes than this keeps the plan.
+    uint64_t min_new_probes = 1000;
+    // A change of bits/key smaller than this is not a change (logged).
+    double min_change = 0.25;
+  };
+  struct Entry {
+    LevelAllocator::Choice choice;
+    double probes = 0;   // smoothed observed probes (without the prior)
+    double prior = 0;    // the prior's probes
+    uint64_t keys = 0;   // live keys written here
+    uint64_t bytes = 0;  // live filter bytes written here
+    uint64_t tables = 0;
+    uint64_t total_probes = 0;  // since the plan began
+    uint64_t total_positives = 0;
+  };
+
+  LearnedPlan(const LevelAllocator& allocator, const Options& options);
+
+  // Takes the observations by level of creation (kLevels elements,
+  // cumulative probes and positives) and the populated levels known
+  // (first..last, >= 1; the model prior's tree). Returns true if the plan
+  // changed by more than min_change (or the kind) at some level.
+  bool Update(const std::vector<LevelObservation>& observed, int first,
+              int last);
+
+  // The choice for a table written at `level` (clamped to kLevels - 1).
+  LevelAllocator::Choice ChoiceFor(int level) const;
+  const std::vector<Entry>& entries() const { return entries_; }
+  int updates() const { return updates_; }
+  int first() const { return first_; }
+  int last() const { return last_; }
+
+  // One line per level with tables or a plan: level, kind, bits/key, keys,
+  // observed probes, positive rate; for logs and the report.
+  std::string Describe() const;
+
+ private:
+  LevelAllocator allocator_;
+  Options options_;
+  std::vector<Entry> entries_;
+  std::vector<uint64_t> seen_probes_;  // cumulative, at the last update
+  std::vector<uint64_t> seen_positives_;
+  int first_ = 1, last_ = 1;
+  int updates_ = 0;
+};
+
+}  // namespace blockbloom::internal
+
+#endif  // BLOCKBLOOM_SRC_ROCKSDB_LEARNED_PLAN_H_

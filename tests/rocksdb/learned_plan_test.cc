@@ -1,0 +1,158 @@
+// The learned plan (src/rocksdb/learned_plan.h) and the probe counters
+// (src/rocksdb/probe_counters.h), without a DB: the prior is the model's
+// plan, the budget holds over the live keys, the plan follows the probes and
+// adapts when they move, and the counters sum every thread's probes.
+#include "src/rocksdb/learned_plan.h"
+
+#include <cmath>
+#include <thread>
+#include <vector>
+
+#include "blockbloom/level_allocation.h"
+#include "gtest/gtest.h"
+#include "src/rocksdb/probe_counters.h"
+
+namespace blockbloom::internal {
+namespace {
+
+LevelAllocator Allocator(double bits) {
+  LevelAllocator::Options o;
+  o.bits_per_key = bits;
+  return *LevelAllocator::Create(o);
+}
+
+// A 4-level tree (levels 1..4) with keys as in the model, T = 10.
+std::vector<LevelObservation> Tree() {
+  std::vector<LevelObservation> t(LearnedPlan::kLevels);
+  t[0].keys = 2'500;
+  t[1].keys = 1'000;
+  t[2].keys = 10'000;
+  t[3].keys = 100'000;
+  t[4].keys = 1'000'000;
+  for (int l = 0; l <= 4; ++l) t[l].tables = 1;
+  return t;
+}
+
+double Spent(const LearnedPlan& plan, const std::vector<LevelObservation>& t) {
+  double bits = 0, keys = 0;
+  for (int l = 0; l < LearnedPlan::kLevels; ++l) {
+    bits += t[l].keys * plan.ChoiceFor(l).bits_per_key;
+    keys += t[l].keys;
+  }
+  return bits / keys;
+}
+
+TEST(LearnedPlanTest, BeforeAnyProbeThePlanIsTheModels) {
+  const LevelAllocator alloc = Allocator(10);
+  LearnedPlan plan(alloc, {});
+  std::vector<LevelObservation> nothing(LearnedPlan::kLevels);
+  plan.Update(nothing, 1, 4);
+  const std::vector<double> model = alloc.Plan(4);
+  for (int l = 0; l <= 4; ++l) {
+    EXPECT_NEAR(plan.ChoiceFor(l).bits_per_key, model[l], 0.05) << "L" << l;
+  }
+}
+
+TEST(LearnedPlanTest, SpendsExactlyTheBudgetOverTheLiveKeys) {
+  for (double budget : {4.0, 10.0, 16.0}) {
+    LearnedPlan::Options o;
+    o.budget = budget;
+    LearnedPlan plan(Allocator(budget), o);
+    std::vector<LevelObservation> t = Tree();
+    // Skewed probes: the upper levels answer most Gets.
+    const uint64_t probes[] = {40'000, 30'000, 20'000, 5'000, 1'000};
+    for (int l = 0; l <= 4; ++l) t[l].probes = probes[l];
+    plan.Update(t, 1, 4);
+    EXPECT_NEAR(Spent(plan, t), budget, 1e-6) << budget;
+  }
+}
+
+TEST(LearnedPlanTest, BitsFollowTheProbes) {
+  const LevelAllocator alloc = Allocator(10);
+  LearnedPlan model(alloc, {}), learned(alloc, {});
+  std::vector<LevelObservation> t = Tree();
+  model.Update(t, 1, 4);
+  // Every Get is answered by level 1: nothing below it is ever probed.
+  t[0].probes = 200'000;
+  t[1].probes = 100'000;
+  learned.Update(t, 1, 4);
+  EXPECT_GT(learned.ChoiceFor(1).bits_per_key,
+            model.ChoiceFor(1).bits_per_key + 3);
+  EXPECT_LT(learned.ChoiceFor(4).bits_per_key, model.ChoiceFor(4).bits_per_key);
+  // Lower expected false reads for the probes observed, at the same memory.
+  std::vector<LevelAllocator::Group> groups;
+  std::vector<LevelAllocator::Choice> a, b;
+  for (int l = 0; l <= 4; ++l) {
+    groups.push_back({.level = l,
+                      .keys = static_cast<double>(t[l].keys),
+                      .probes = static_cast<double>(t[l].probes)});
+    a.push_back(model.ChoiceFor(l));
+    b.push_back(learned.ChoiceFor(l));
+  }
+  EXPECT_LT(alloc.ExpectedCost(groups, b), alloc.ExpectedCost(groups, a));
+}
+
+TEST(LearnedPlanTest, AdaptsWhenTheWorkloadMoves) {
+  LearnedPlan plan(Allocator(10), {});
+  std::vector<LevelObservation> t = Tree();
+  t[1].probes = 100'000;
+  EXPECT_TRUE(plan.Update(t, 1, 4));
+  const double hot_first = plan.ChoiceFor(1).bits_per_key;
+  // Too few new probes: the plan stays.
+  t[4].probes += 10;
+  EXPECT_FALSE(plan.Update(t, 1, 4));
+  // The probes move to the last level, update after update.
+  bool changed = false;
+  for (int i = 0; i < 8; ++i) {
+    for (int l = 0; l <= 4; ++l) t[l].probes += 100'000;
+    changed = plan.Update(t, 1, 4) || changed;
+  }
+  EXPECT_TRUE(changed);
+  EXPECT_LT(plan.ChoiceFor(1).bits_per_key, hot_first - 3);
+}
+
+TEST(LearnedPlanTest, DescribesEveryLevelOfTheTree) {
+  LearnedPlan plan(Allocator(10), {});
+  plan.Update(Tree(), 1, 4);
+  const std::string text = plan.Describe();
+  for (const char* level : {"L0 ", "L1 ", "L2 ", "L3 ", "L4 "}) {
+    EXPECT_NE(text.find(level), std::string::npos) << text;
+  }
+  EXPECT_NE(text.find("kind=blocked"), std::string::npos);
+}
+
+TEST(ProbeCountersTest, SumEveryThreadsProbesFromABaseline) {
+  CounterRange range;
+  ASSERT_TRUE(range.valid());
+  const int slot = range.slot(3);
+  for (int i = 0; i < 1000; ++i) CountProbe(slot, i % 4 == 0);
+  std::thread other([&] {
+    for (int i = 0; i < 500; ++i) CountProbe(slot, true);
+  });
+  other.join();  // its counts survive its exit
+  std::vector<ProbeCount> counts = range.Read();
+  EXPECT_EQ(counts[3].probes, 1500u);
+  EXPECT_EQ(counts[3].positives, 750u);
+  EXPECT_EQ(counts[2].probes, 0u);
+  // A later owner of the range starts from zero.
+  {
+    CounterRange second;
+    for (int i = 0; i < 7; ++i) CountProbe(second.slot(0), false);
+    EXPECT_EQ(second.Read()[0].probes, 7u);
+  }
+  CounterRange third;
+  EXPECT_EQ(third.Read()[0].probes, 0u);
+}
+
+TEST(ProbeCountersTest, RangesRunOutGracefully) {
+  std::vector<std::unique_ptr<CounterRange>> ranges;
+  for (int i = 0; i < kRanges + 2; ++i) {
+    ranges.push_back(std::make_unique<CounterRange>());
+  }
+  EXPECT_FALSE(ranges.back()->valid());
+  CountProbe(ranges.back()->slot(0), true);  // counted into the scrap range
+  EXPECT_EQ(ranges.back()->Read()[0].probes, 0u);
+}
+
+}  // namespace
+}  // namespace blockbloom::internal
