@@ -95,8 +95,24 @@ bool LearnedPlan::Update(const std::vector<LevelObservation>& observed,
     groups.push_back({.level = l, .keys = keys, .probes = probes});
     level_of.push_back(l);
   }
+  // The feedback: the live filters' real bits/key against the budget. The
+  // scale moves by the square root of the error per update (damped: the
+  // live tables change slowly, and half of the error is from tables that
+  // the next plan will not touch soon).
+  uint64_t live_bytes = 0;
+  for (int l = 0; l < kLevels && l < static_cast<int>(observed.size()); ++l) {
+    live_bytes += observed[l].bytes;
+  }
+  if (options_.feedback_keys > 0 && live_keys >= options_.feedback_keys &&
+      live_bytes > 0) {
+    const double actual =
+        8.0 * static_cast<double>(live_bytes) / static_cast<double>(live_keys);
+    scale_ = std::clamp(scale_ * std::sqrt(options_.budget / actual), 0.5, 1.5);
+  }
   const std::vector<LevelAllocator::Choice> choices =
-      allocator_.Optimize(groups, options_.budget);
+      allocator_.Optimize(groups, std::clamp(options_.budget * scale_,
+                                             LevelAllocator::kMinBitsPerKey,
+                                             LevelAllocator::kMaxBitsPerKey));
   bool changed = false;
   std::vector<LevelAllocator::Choice> next(kLevels);
   for (int l = 0; l < kLevels; ++l) next[l] = entries_[l].choice;

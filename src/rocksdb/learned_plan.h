@@ -14,9 +14,13 @@
 // Before anything is observed the plan IS the model's (the prior alone, over
 // the model's keys); the more probes are seen, the less the prior weighs.
 // The memory budget holds over the live keys: sum_l keys_l * bits_l =
-// budget * sum_l keys_l (Optimize). Every table's filter records its own
-// shape, so a plan change, a reopen or a lost plan never makes a table
-// unreadable (no false negatives): the plan only decides NEW tables' bits.
+// budget * sum_l keys_l (Optimize), and the budget given to Optimize is
+// corrected by what the live filters really take (Options::feedback_keys):
+// tables built under earlier plans, when the tree was shaped otherwise,
+// and each block's footer are then paid for by the next tables. Every table's
+// filter records its own shape, so a plan change, a reopen or a lost plan never
+// makes a table unreadable (no false negatives): the plan only decides NEW
+// tables' bits.
 #ifndef BLOCKBLOOM_SRC_ROCKSDB_LEARNED_PLAN_H_
 #define BLOCKBLOOM_SRC_ROCKSDB_LEARNED_PLAN_H_
 
@@ -52,6 +56,11 @@ class LearnedPlan {
     uint64_t min_new_probes = 1000;
     // A change of bits/key smaller than this is not a change (logged).
     double min_change = 0.25;
+    // Feedback on the memory actually spent: once the live filters hold at
+    // least this many keys, the budget given to the optimizer is scaled so
+    // that their real average (footers, rounding and tables built under
+    // earlier plans included) comes back to `budget`. 0: no feedback.
+    uint64_t feedback_keys = 10'000;
   };
   struct Entry {
     LevelAllocator::Choice choice;
@@ -78,6 +87,8 @@ class LearnedPlan {
   const std::vector<Entry>& entries() const { return entries_; }
   int updates() const { return updates_; }
   int first() const { return first_; }
+  // What the optimizer was last given for `budget` (the feedback's scale).
+  double effective_budget() const { return options_.budget * scale_; }
   int last() const { return last_; }
 
   // One line per level with tables or a plan: level, kind, bits/key, keys,
@@ -92,6 +103,7 @@ class LearnedPlan {
   std::vector<uint64_t> seen_positives_;
   int first_ = 1, last_ = 1;
   int updates_ = 0;
+  double scale_ = 1;
 };
 
 }  // namespace blockbloom::internal

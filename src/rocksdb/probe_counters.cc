@@ -57,7 +57,42 @@ std::vector<ProbeCount> SumLocked(Registry& r, int first, int n) {
   return out;
 }
 
+thread_local uint64_t sample_state = 0;  // xorshift; seeded per thread
+thread_local bool sample_every_probe = false;
+
 }  // namespace
+
+void CountSampledProbe(int slot, bool positive) {
+  ProbeSlot* block = thread_probe_block;
+  if (block == nullptr) block = NewThreadProbeBlock();
+  const uint64_t weight = sample_every_probe ? 1 : kSampleEvery;
+  ProbeSlot& s = block[slot];
+  s.probes.store(s.probes.load(std::memory_order_relaxed) + weight,
+                 std::memory_order_relaxed);
+  s.positives.store(
+      s.positives.load(std::memory_order_relaxed) + (positive ? weight : 0),
+      std::memory_order_relaxed);
+  if (sample_every_probe) {
+    thread_probe_countdown = 0;
+    return;
+  }
+  // The next interval, uniform in 1 .. 2 kSampleEvery - 1 (mean
+  // kSampleEvery): the countdown counts the probes skipped before it.
+  if (sample_state == 0) {
+    sample_state = reinterpret_cast<uintptr_t>(&sample_state) | 1;
+  }
+  sample_state ^= sample_state << 13;
+  sample_state ^= sample_state >> 7;
+  sample_state ^= sample_state << 17;
+  // Multiply-shift instead of a modulo (a division: tens of cycles).
+  thread_probe_countdown = static_cast<uint32_t>(
+      ((sample_state >> 32) * uint64_t{2 * kSampleEvery - 1}) >> 32);
+}
+
+void SampleEveryProbeForTest(bool every) {
+  sample_every_probe = every;
+  thread_probe_countdown = 0;
+}
 
 ProbeSlot* NewThreadProbeBlock() {
   thread_local BlockOwner owner;

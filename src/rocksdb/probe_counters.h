@@ -5,13 +5,22 @@
 //
 // The probe path must stay cheap (issue 33: at most 1 ns or 2% per probe)
 // and must not share a cache line between threads: a counter shared by the
-// readers of one table would bounce between cores on every Get. So each
-// thread counts in a block of its own (a thread_local pointer, one
-// load and two plain adds of a relaxed atomic, no read-modify-write
-// instruction), and a reader of the counts sums the blocks of every live
-// thread plus what exited threads left behind. A count read while a thread
-// is adding may miss that thread's last few probes: the plan only needs
-// ratios.
+// readers of one table would bounce between cores on every Get. So
+//  - probes are SAMPLED: a thread-local countdown, decremented by each probe
+//    (five instructions: load, decrement and store a thread-local word,
+//    test, branch),
+//    lets about one probe in kSampleEvery through, at random intervals of
+//    1 .. 2 kSampleEvery - 1 (so that no periodic pattern of probes, such as
+//    a fixed number of filters per Get, is sampled at one phase only); a
+//    sampled probe counts kSampleEvery probes, and kSampleEvery positives
+//    if it answered "may match". Counting every probe took 10 instructions
+//    per probe (bench/rocksdb/counter_cost; docs/BENCHMARKS.md);
+//  - each thread counts in a block of its own (plain adds of relaxed
+//    atomics, no read-modify-write instruction), and a reader of the counts
+//    sums the blocks of every live thread plus what exited threads left.
+// Counts are estimates (about +-sqrt(kSampleEvery * n) for n probes) and a
+// count read while a thread adds may miss its last sample: the plan only
+// needs ratios of thousands of probes.
 //
 // Slots: the process has kSlots of them, handed out in ranges of
 // kSlotsPerRange to each policy (CounterRange) and taken back when the
@@ -43,20 +52,25 @@ inline constexpr int kSlotsPerRange = 128;
 inline constexpr int kRanges = 32;
 inline constexpr int kSlots = kSlotsPerRange * kRanges;  // 64 KiB per thread
 
+inline constexpr int kSampleEvery = 32;
+
 // This thread's block (kSlots slots), created on first use.
 ProbeSlot* NewThreadProbeBlock();
 inline thread_local ProbeSlot* thread_probe_block = nullptr;
+// Probes until the next sample (0 on a new thread: its first probe is one).
+inline thread_local uint32_t thread_probe_countdown = 0;
+// The sampled probe: counts it, draws the next interval.
+void CountSampledProbe(int slot, bool positive);
 
 // The probe path: one probe of the filter counted in `slot`.
 inline void CountProbe(int slot, bool positive) {
-  ProbeSlot* block = thread_probe_block;
-  if (__builtin_expect(block == nullptr, 0)) block = NewThreadProbeBlock();
-  ProbeSlot& s = block[slot];
-  s.probes.store(s.probes.load(std::memory_order_relaxed) + 1,
-                 std::memory_order_relaxed);
-  s.positives.store(s.positives.load(std::memory_order_relaxed) + positive,
-                    std::memory_order_relaxed);
+  if (__builtin_expect(thread_probe_countdown-- != 0, 1)) return;
+  CountSampledProbe(slot, positive);
 }
+
+// For tests: every probe sampled (true) or kSampleEvery (false), in this
+// thread.
+void SampleEveryProbeForTest(bool every);
 
 // The counts of slots [first, first + n) summed over every thread.
 std::vector<ProbeCount> SumProbeSlots(int first, int n);

@@ -30,7 +30,7 @@ std::vector<LevelObservation> Tree() {
   t[3].keys = 100'000;
   t[4].keys = 1'000'000;
   for (int l = 0; l <= 4; ++l) t[l].tables = 1;
-  return t;
+  return t;  // no bytes: no feedback
 }
 
 double Spent(const LearnedPlan& plan, const std::vector<LevelObservation>& t) {
@@ -65,6 +65,44 @@ TEST(LearnedPlanTest, SpendsExactlyTheBudgetOverTheLiveKeys) {
     plan.Update(t, 1, 4);
     EXPECT_NEAR(Spent(plan, t), budget, 1e-6) << budget;
   }
+}
+
+// Observed in a RocksDB tree (bench/rocksdb/level_tree_bench): no live L0
+// table but many L0 probes, the levels 3..6.
+TEST(LearnedPlanTest, BudgetHoldsInAnObservedTree) {
+  LearnedPlan::Options o;
+  o.feedback_keys = 0;  // the plan itself, not the correction
+  LearnedPlan plan(Allocator(10), o);
+  std::vector<LevelObservation> t(LearnedPlan::kLevels);
+  t[0] = {424921, 1117, 0, 0, 0};
+  t[3] = {50040, 5059, 7841, 9990, 14};
+  t[4] = {26596, 4231, 14202, 17544, 16};
+  t[5] = {24739, 2324, 3899, 5600, 4};
+  t[6] = {98541, 36737, 274058, 638686, 505};
+  plan.Update(t, 3, 6);
+  EXPECT_NEAR(Spent(plan, t), 10, 1e-6) << plan.Describe();
+}
+
+TEST(LearnedPlanTest, FeedbackBringsTheRealAverageBackToTheBudget) {
+  LearnedPlan plan(Allocator(10), {});
+  std::vector<LevelObservation> t = Tree();
+  for (int l = 0; l <= 4; ++l) t[l].probes = 10'000;
+  plan.Update(t, 1, 4);
+  const double planned = Spent(plan, t);
+  // The live filters take 12 bits/key (older plans, footers): the next
+  // plans aim lower, update after update, until the real average is 10.
+  double real = 12;
+  for (int i = 0; i < 6; ++i) {
+    for (int l = 0; l <= 4; ++l) {
+      t[l].bytes = static_cast<uint64_t>(t[l].keys * real / 8);
+      t[l].probes += 10'000;
+    }
+    plan.Update(t, 1, 4);
+    // The filters are rebuilt under the plan, with 2 bits/key of overhead.
+    real = Spent(plan, t) + 2;
+  }
+  EXPECT_LT(Spent(plan, t), planned - 1.5);
+  EXPECT_NEAR(real, 10, 0.2);
 }
 
 TEST(LearnedPlanTest, BitsFollowTheProbes) {
@@ -125,8 +163,10 @@ TEST(ProbeCountersTest, SumEveryThreadsProbesFromABaseline) {
   CounterRange range;
   ASSERT_TRUE(range.valid());
   const int slot = range.slot(3);
+  SampleEveryProbeForTest(true);
   for (int i = 0; i < 1000; ++i) CountProbe(slot, i % 4 == 0);
   std::thread other([&] {
+    SampleEveryProbeForTest(true);
     for (int i = 0; i < 500; ++i) CountProbe(slot, true);
   });
   other.join();  // its counts survive its exit
@@ -142,6 +182,27 @@ TEST(ProbeCountersTest, SumEveryThreadsProbesFromABaseline) {
   }
   CounterRange third;
   EXPECT_EQ(third.Read()[0].probes, 0u);
+  SampleEveryProbeForTest(false);
+}
+
+// Sampled (the default): about one probe in kSampleEvery, at random
+// intervals, so that even a pattern of period kSampleEvery is estimated
+// without bias.
+TEST(ProbeCountersTest, SamplesEstimateCountsAndPatterns) {
+  CounterRange range;
+  SampleEveryProbeForTest(false);
+  constexpr int kProbes = 400'000;
+  for (int i = 0; i < kProbes; ++i) {
+    CountProbe(range.slot(i % kSampleEvery == 0 ? 0 : 1), i % 2 == 0);
+  }
+  const std::vector<ProbeCount> c = range.Read();
+  EXPECT_NEAR(c[0].probes, kProbes / kSampleEvery,
+              0.12 * kProbes / kSampleEvery);
+  EXPECT_NEAR(c[0].positives, kProbes / kSampleEvery,
+              0.12 * kProbes / kSampleEvery);
+  EXPECT_NEAR(c[1].probes, kProbes * (1 - 1.0 / kSampleEvery), 0.02 * kProbes);
+  EXPECT_NEAR(c[1].positives, kProbes * (0.5 - 1.0 / kSampleEvery),
+              0.02 * kProbes);
 }
 
 TEST(ProbeCountersTest, RangesRunOutGracefully) {

@@ -19,6 +19,7 @@
 #include "blockbloom/rocksdb.h"
 #include "gtest/gtest.h"
 #include "src/rocksdb/filter_bits.h"
+#include "src/rocksdb/probe_counters.h"
 #include "tests/rocksdb/rocksdb_compactions.h"
 #include "tests/rocksdb/rocksdb_test_util.h"
 
@@ -78,7 +79,14 @@ std::map<int, RocksDBLevelReport> ByLevel(const rocksdb::FilterPolicy* p) {
   return out;
 }
 
-TEST(RocksDBLearnedTest, ReadersCountByOriginAndReadOldBlocks) {
+// Exact counts in this thread (the counters sample one probe in 8).
+class RocksDBLearnedTest : public ::testing::Test {
+ protected:
+  RocksDBLearnedTest() { internal::SampleEveryProbeForTest(true); }
+  ~RocksDBLearnedTest() override { internal::SampleEveryProbeForTest(false); }
+};
+
+TEST_F(RocksDBLearnedTest, ReadersCountByOriginAndReadOldBlocks) {
   auto policy = Policy(false);
   const std::string old_block = Block({}, 1000);  // format 4.0: no origin
   const std::string new_block =
@@ -119,7 +127,7 @@ TEST(RocksDBLearnedTest, ReadersCountByOriginAndReadOldBlocks) {
   EXPECT_EQ(rows.at(-1).tables, 0u);
 }
 
-TEST(RocksDBLearnedTest, EveryTableRecordsItsLevelAndIsCounted) {
+TEST_F(RocksDBLearnedTest, EveryTableRecordsItsLevelAndIsCounted) {
   ScratchDir dir("rocksdb_learned_origin");
   auto policy = Policy(false);
   rocksdb::Options options = SmallTree(policy);
@@ -149,7 +157,7 @@ TEST(RocksDBLearnedTest, EveryTableRecordsItsLevelAndIsCounted) {
   EXPECT_GE(probes, 40'000u);
 }
 
-TEST(RocksDBLearnedTest, LearnedPlanHasNoFalseNegativesAcrossReopen) {
+TEST_F(RocksDBLearnedTest, LearnedPlanHasNoFalseNegativesAcrossReopen) {
   ScratchDir dir("rocksdb_learned_reopen");
   constexpr int kKeys = 120'000;
   {
