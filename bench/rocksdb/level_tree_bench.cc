@@ -66,6 +66,7 @@ ABSL_FLAG(double, ribbon_bits, 14.3,
 ABSL_FLAG(double, budget, 10, "blockbloom's bits/key (uniform, budgets)");
 ABSL_FLAG(bool, report, false, "print each learned plan's report");
 ABSL_FLAG(std::string, dir, "", "scratch folder (default /tmp)");
+ABSL_FLAG(bool, keep, false, "keep each DB (its LOG has the plan changes)");
 
 namespace {
 
@@ -177,12 +178,14 @@ Result RunTree(const std::string& order, const std::string& lookup,
   options.level_compaction_dynamic_level_bytes = true;
   options.max_background_jobs = 2;
   options.max_open_files = -1;
-  // No write stalls (they only slow the bench down); the backlog case
-  // piles up L0 files without them.
-  options.level0_slowdown_writes_trigger = 1000;
-  options.level0_stop_writes_trigger = 1000;
+  // L0 stays near RocksDB's trigger (4 files) while loading: writes wait
+  // for compactions beyond 12 files. The backlog case piles up L0 files
+  // without a limit.
+  options.level0_slowdown_writes_trigger = backlog ? 1000 : 8;
+  options.level0_stop_writes_trigger = backlog ? 1000 : 12;
   options.soft_pending_compaction_bytes_limit = 0;
   options.hard_pending_compaction_bytes_limit = 0;
+  options.delayed_write_rate = 256 << 20;
   rocksdb::BlockBasedTableOptions table;
   table.filter_policy = policy;
   table.no_block_cache = true;
@@ -285,7 +288,7 @@ Result RunTree(const std::string& order, const std::string& lookup,
                           .c_str());
   }
   db.reset();
-  std::filesystem::remove_all(path);
+  if (!absl::GetFlag(FLAGS_keep)) std::filesystem::remove_all(path);
   return r;
 }
 

@@ -4,16 +4,18 @@
 // (docs/LEVELS.md, "The learned plan").
 //
 // Each level of creation l is one group of LevelAllocator::Optimize:
-//   keys_l   = the keys of the live filters written at l (their readers
-//              record their origin, format 4.1, docs/FORMAT.md);
+//   keys_l   = the model tree's keys written at l (its groups for the
+//              populated levels first..last, as in the model plan): the
+//              live keys of a growing tree are transient, and a plan on
+//              them overspent (the keys observed are in the report);
 //   probes_l = prior_l + smoothed_l: the model's probes of l (the prior,
 //              worth Options::prior_probes probes in all) plus the probes
-//              of those filters observed since the plan began, halved at
-//              each update (Options::decay) so that the plan follows a
-//              changing workload.
+//              of those filters observed since the plan began, forgotten
+//              with a half-life of Options::half_life_probes probes so
+//              that the plan follows a changing workload.
 // Before anything is observed the plan IS the model's (the prior alone, over
 // the model's keys); the more probes are seen, the less the prior weighs.
-// The memory budget holds over the live keys: sum_l keys_l * bits_l =
+// The memory budget holds over the model's keys: sum_l keys_l * bits_l =
 // budget * sum_l keys_l (Optimize), and the budget given to Optimize is
 // corrected by what the live filters really take (Options::feedback_keys):
 // tables built under earlier plans, when the tree was shaped otherwise,
@@ -50,24 +52,30 @@ class LearnedPlan {
     double budget = 10;  // bits/key, the average over the live keys
     // What the model prior weighs, in probes.
     double prior_probes = 4096;
-    // At each update the earlier probes count this much.
-    double decay = 0.5;
+    // Observations this many probes old count half.
+    double half_life_probes = 200'000;
     // An update with fewer new probes than this keeps the plan.
     uint64_t min_new_probes = 1000;
     // A change of bits/key smaller than this is not a change (logged).
-    double min_change = 0.25;
+    double min_change = 0.5;
     // Feedback on the memory actually spent: once the live filters hold at
     // least this many keys, the budget given to the optimizer is scaled so
     // that their real average (footers, rounding and tables built under
-    // earlier plans included) comes back to `budget`. 0: no feedback.
-    uint64_t feedback_keys = 10'000;
+    // earlier plans included) comes back to `budget`. 0 (the default): no
+    // feedback. Off because a growing tree's live average is transient: L0
+    // and the upper levels at many bits/key hold a large share of the keys
+    // while the tree grows, so the feedback cut the last level's bits
+    // (6.2 bits/key, 7.4 on average against a budget of 10, in
+    // bench/rocksdb/level_tree_bench).
+    uint64_t feedback_keys = 0;
   };
   struct Entry {
     LevelAllocator::Choice choice;
-    double probes = 0;   // smoothed observed probes (without the prior)
-    double prior = 0;    // the prior's probes
-    uint64_t keys = 0;   // live keys written here
-    uint64_t bytes = 0;  // live filter bytes written here
+    double probes = 0;         // smoothed observed probes (without the prior)
+    double prior = 0;          // the prior's probes
+    uint64_t keys = 0;         // live keys written here
+    double smoothed_keys = 0;  // what the plan used
+    uint64_t bytes = 0;        // live filter bytes written here
     uint64_t tables = 0;
     uint64_t total_probes = 0;  // since the plan began
     uint64_t total_positives = 0;
@@ -104,6 +112,7 @@ class LearnedPlan {
   int first_ = 1, last_ = 1;
   int updates_ = 0;
   double scale_ = 1;
+  bool have_keys_ = false;  // smoothed_keys hold observations
 };
 
 }  // namespace blockbloom::internal
