@@ -56,7 +56,12 @@ const std::vector<Command>& AllCommands() {
           "overhead_bytes, size_on_disk_bytes, bits_per_key, set_bits, "
           "total_bits, fill_ratio, expected_fill_ratio, estimated_fp_rate, "
           "fp_rate_basis (num_keys or estimated_keys), estimated_keys, "
-          "estimated_keys_stderr (the last two null if every bit is set).",
+          "estimated_keys_stderr (the last two null if every bit is set), "
+          "origin_level, origin_bottommost, origin_group (where an engine "
+          "built the filter, format 4.1: the RocksDB adapter records the "
+          "level its table was written at and its column family's group; "
+          "origin_level null if none is recorded; the text output has an "
+          "origin line then).",
           {"json", "max_memory"},
           &RunInfo,
       },
