@@ -1,6 +1,7 @@
 #include "tools/commands.h"
 
 #include "tools/redis/command.h"
+#include "tools/rocksdb/command.h"
 
 namespace blockbloom::cli {
 
@@ -145,6 +146,25 @@ const std::vector<Command>& AllCommands() {
           {"url", "password_file", "name", "seed", "shard_bytes", "expire",
            "replace", "o", "count", "input_format", "json", "max_memory"},
           &RunRedis,
+      },
+      {
+          "rocksdb",
+          "DB_DIR",
+          "Show the level plan of a RocksDB database's filters.",
+          "Opens the RocksDB database in DB_DIR read-only with the options "
+          "of its latest OPTIONS file (every table open) and prints, for "
+          "each blockbloom filter policy and for each column family and "
+          "level a table was WRITTEN at (recorded in its filter block, "
+          "format 4.1; docs/LEVELS.md, \"The learned plan\"), one line: "
+          "the plan (learned, model or uniform), the kind and bits/key new "
+          "tables get, the planned false-positive rate, and the live "
+          "tables, their keys, filter bytes and filter bits/key. Tables "
+          "written before format 4.1 are one line with level -1. Probes and "
+          "probes per Get are counted by the process that serves the "
+          "database: RocksDBFilterReportText (blockbloom/rocksdb.h) prints "
+          "them there.",
+          {},
+          &RunRocksDB,
       },
   };
   return *commands;

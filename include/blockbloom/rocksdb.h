@@ -81,7 +81,10 @@ void RegisterRocksDBFilterPolicy();
 // policy object. Tables written before format 4.1 (no origin) are one row
 // with level -1.
 struct RocksDBLevelReport {
+  // The column family's name if this process built tables for it, else
+  // "group N" (a reader-only process: see RocksDBColumnFamilyGroup).
   std::string column_family;
+  int group = -1;  // its 10-bit group as recorded in the blocks
   int level = 0;
   std::string plan;            // "learned", "model" (level_aware), "uniform"
   std::string kind;            // the filter kind new tables at this level get
@@ -95,6 +98,9 @@ struct RocksDBLevelReport {
 };
 std::vector<RocksDBLevelReport> RocksDBFilterReport(
     const rocksdb::FilterPolicy* policy);
+// The group a column family's filter blocks record (10 bits of a hash of its
+// name): to name the report's "group N" rows.
+int RocksDBColumnFamilyGroup(const std::string& column_family);
 // The same as text, one line per row; with `gets` (e.g. the Statistics
 // ticker rocksdb::NUMBER_KEYS_READ) also the probes per Get.
 std::string RocksDBFilterReportText(const rocksdb::FilterPolicy* policy,

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "blockbloom/format.h"
 #include "blockbloom/hash.h"
@@ -81,6 +82,11 @@ class PolicyState {
       return static_cast<int>(groups_.size() - 1);
     }
     return kGroups - 1;
+  }
+  // The groups seen, by dense index.
+  std::vector<int> Groups() {
+    std::lock_guard<std::mutex> lock(groups_mu_);
+    return groups_;
   }
   static int SlotIndex(int dense_group, int level) {
     const int l =
@@ -351,16 +357,33 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
   std::vector<RocksDBLevelReport> Report() const {
     std::vector<RocksDBLevelReport> out;
     std::lock_guard<std::mutex> lock(mutex_);
-    std::map<std::string, int> names;  // dense group -> a name, if built here
-    for (const auto& [name, depth] : depth_) {
+    // Every group seen, by dense index: named if this process built its
+    // tables (a reader-only process, such as `blockbloom rocksdb`, names
+    // them from the OPTIONS file with RocksDBColumnFamilyGroup).
+    std::map<std::string, int> names, group_of;
+    const std::vector<int> groups = state_->Groups();
+    for (size_t i = 0; i < groups.size(); ++i) {
+      std::string name = absl::StrCat("group ", groups[i]);
+      for (const auto& [cf, depth] : depth_) {
+        (void)depth;
+        if (GroupOf(cf) == groups[i]) name = cf;
+      }
+      names[name] = static_cast<int>(i);
+      group_of[name] = groups[i];
+    }
+    for (const auto& [cf, depth] : depth_) {
       (void)depth;
-      names[name] = state_->DenseGroup(GroupOf(name));
+      if (names.count(cf) == 0) {
+        names[cf] = state_->DenseGroup(GroupOf(cf));
+        group_of[cf] = GroupOf(cf);
+      }
     }
     const auto add = [&](const std::string& cf, int level,
                          const LevelObservation& o, double bits,
                          double planned_fpr, const char* source) {
       RocksDBLevelReport r;
       r.column_family = cf;
+      r.group = cf.empty() ? -1 : group_of[cf];
       r.level = level;
       r.kind = "blocked";
       r.bits_per_key = bits;
@@ -376,7 +399,8 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
     for (const auto& [name, dense] : names) {
       const std::vector<LevelObservation> observed = state_->Observe(dense);
       const auto plan = plans_.find(name);
-      const Depth& depth = depth_.at(name);
+      const auto known = depth_.find(name);
+      const Depth depth = known != depth_.end() ? known->second : Depth{};
       for (int l = 0; l < LearnedPlan::kLevels; ++l) {
         const LevelObservation& o = observed[l];
         const bool in_tree =
@@ -579,6 +603,10 @@ void RegisterRocksDBFilterPolicy() {
   std::call_once(once, [] {
     AddRocksDBFilterPolicyFactory(*rocksdb::ObjectLibrary::Default(), "");
   });
+}
+
+int RocksDBColumnFamilyGroup(const std::string& column_family) {
+  return GroupOf(column_family);
 }
 
 std::vector<RocksDBLevelReport> RocksDBFilterReport(
