@@ -86,7 +86,9 @@ struct RocksDBLevelReport {
   std::string column_family;
   int group = -1;  // its 10-bit group as recorded in the blocks
   int level = 0;
-  std::string plan;            // "learned", "model" (level_aware), "uniform"
+  // "learned", "prior" (learned, but nothing built by this process yet:
+  // the model's plan), "model" (level_aware), "uniform".
+  std::string plan;
   std::string kind;            // the filter kind new tables at this level get
   double bits_per_key = 0;     // what new tables at this level get
   double planned_fp_rate = 0;  // the kind's rate at those bits

@@ -415,7 +415,10 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
           hint.first_level = depth.first > 0 ? depth.first : -1;
           hint.last_level = depth.last > 0 ? depth.last : -1;
           const LevelAllocator::Choice c = allocator_->Choose(hint);
-          add(name, l, o, c.bits_per_key, c.fp_rate, "model");
+          // A learned policy that has built nothing in this process (e.g.
+          // `blockbloom rocksdb`): its plan is still the prior, the model.
+          add(name, l, o, c.bits_per_key, c.fp_rate,
+              policy_.options().level_learned ? "prior" : "model");
         } else {
           add(name, l, o, policy_.options().bits_per_key,
               BlockedFpRate(policy_.options().bits_per_key), "uniform");
