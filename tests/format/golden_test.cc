@@ -64,8 +64,15 @@ const Golden kGolden[] = {
     // Format 4.1: the full encoding with the origin its writer recorded (the
     // RocksDB adapter's learned plan): the bits of full_5000keys.bbf, minor
     // version 1, bytes 46-47 of the footer.
-    {"full_5000keys_origin.bbf", 5000, 10, 0, Encoding::kAuto,
-     Compression::kNone, 84, kNotExactSize, false,
+    {"full_5000keys_origin.bbf",
+     5000,
+     10,
+     0,
+     Encoding::kAuto,
+     Compression::kNone,
+     84,
+     kNotExactSize,
+     false,
      {.level = 3, .bottommost = true, .group = 517}},
     // The in-place encoding (what the LevelDB adapter writes by default):
     // a one-block Bloom filter and a one-byte tag.
