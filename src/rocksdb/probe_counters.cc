@@ -1,6 +1,7 @@
 #include "src/rocksdb/probe_counters.h"
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <vector>
 
@@ -79,7 +80,10 @@ void CountSampledProbe(int slot, bool positive) {
   // The next interval, uniform in 1 .. 2 kSampleEvery - 1 (mean
   // kSampleEvery): the countdown counts the probes skipped before it.
   if (sample_state == 0) {
-    sample_state = reinterpret_cast<uintptr_t>(&sample_state) | 1;
+    // Seeded per thread, the same in every run (reproducible counts).
+    static std::atomic<uint64_t> threads{0};
+    sample_state = (threads.fetch_add(1, std::memory_order_relaxed) + 1) *
+                   0x9E3779B97F4A7C15ULL;
   }
   sample_state ^= sample_state << 13;
   sample_state ^= sample_state >> 7;
