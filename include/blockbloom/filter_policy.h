@@ -96,6 +96,10 @@ class FilterPolicy {
     // (tables moved down unrewritten keep their filters), in [0, 0.95]:
     // LevelAllocator::Options::moved_fraction.
     double level_moved_fraction = 0.6;
+    // With level_aware, an engine adapter that counts its readers' probes
+    // (the RocksDB adapter) adapts the plan to them: the learned plan
+    // (docs/LEVELS.md, "The learned plan"). The model's plan is its prior.
+    bool level_learned = false;
   };
 
   // InvalidArgument if bits_per_key is not a positive finite number.
@@ -124,11 +128,16 @@ class FilterPolicy {
     // validated policy (a block that cannot be built is written as a filter
     // that matches everything, and the reason returned).
     absl::Status Finish(std::string* dst, WriteStats* stats = nullptr);
+    // Recorded in every block this builder finishes (format 4.1: the full
+    // encoding; docs/FORMAT.md): where an engine built it. Changes no answer.
+    void set_origin(const FilterOrigin& origin) { origin_ = origin; }
 
    private:
     friend class FilterPolicy;
     explicit Builder(FilterBuilder builder) : builder_(std::move(builder)) {}
+    WriteOptions WriteOptionsFor(const Filter& filter) const;
     FilterBuilder builder_;
+    FilterOrigin origin_;
   };
   Builder NewBuilder() const;
   // A builder for a table file of an LSM tree: with level_aware, at
@@ -136,6 +145,10 @@ class FilterPolicy {
   Builder NewBuilder(const LevelHint& hint) const;
   // The bits/key a builder for `hint` uses.
   double BitsPerKey(const LevelHint& hint) const;
+  // A builder at `bits_per_key` (clamped to [LevelAllocator::kMinBitsPerKey,
+  // kMaxBitsPerKey]): for an engine adapter with a plan of its own (the
+  // RocksDB adapter's learned plan).
+  Builder NewBuilderWithBits(double bits_per_key) const;
 
   // Opens a filter block for probing, without copying (`block` must outlive
   // the Filter). Fails open: bytes that cannot be read give a Filter that
@@ -159,7 +172,6 @@ class FilterPolicy {
 
  private:
   explicit FilterPolicy(const Options& options);
-  Builder NewBuilderWithBits(double bits_per_key) const;
   friend struct internal::PolicyAccess;
   Options options_;
   internal::ProbeCacheConfig cache_;  // from options_

@@ -1,5 +1,6 @@
 #include "blockbloom/filter_policy.h"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -88,7 +89,11 @@ double FilterPolicy::BitsPerKey(const LevelHint& hint) const {
 FilterPolicy::Builder FilterPolicy::NewBuilderWithBits(
     double bits_per_key) const {
   FilterOptions options;
-  options.bits_per_key = bits_per_key;
+  options.bits_per_key =
+      std::isfinite(bits_per_key)
+          ? std::clamp(bits_per_key, LevelAllocator::kMinBitsPerKey,
+                       LevelAllocator::kMaxBitsPerKey)
+          : options_.bits_per_key;
   options.seed = options_.seed;
   options.exact_size = options_.exact_size;
   options.fewer_false_positives = options_.fewer_false_positives;
@@ -96,12 +101,22 @@ FilterPolicy::Builder FilterPolicy::NewBuilderWithBits(
   return Builder(*FilterBuilder::Create(options));
 }
 
+// Only the full encoding records an origin: blocks of exact-size filters
+// (engines with a filter per data block) are written without it.
+WriteOptions FilterPolicy::Builder::WriteOptionsFor(
+    const Filter& filter) const {
+  WriteOptions write;
+  if (filter.kind() == FilterKind::kBlocked) write.origin = origin_;
+  return write;
+}
+
 absl::Status FilterPolicy::Builder::Finish(std::string* dst,
                                            WriteStats* stats) {
   const size_t start = dst->size();
   absl::StatusOr<Filter> filter = builder_.Finish();
   absl::Status status =
-      filter.ok() ? AppendFilter(*filter, {}, dst, stats) : filter.status();
+      filter.ok() ? AppendFilter(*filter, WriteOptionsFor(*filter), dst, stats)
+                  : filter.status();
   if (!status.ok()) {
     dst->resize(start);
     if (absl::Status s = AppendMatchAll(dst); !s.ok()) return s;

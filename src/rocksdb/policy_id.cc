@@ -57,12 +57,14 @@ std::vector<std::string_view> Split(std::string_view s, char sep) {
 }  // namespace
 
 std::string RocksDBPolicyId(const FilterPolicy::Options& options) {
+  // level_learned only when set: the ids of earlier versions stay the same.
   return Cat({FilterPolicy::kName, ":", Number(options.bits_per_key),
               ":seed:", std::to_string(options.seed),
               ":verify_checksum:", options.verify_checksum ? "1" : "0",
               ":level_aware:", options.level_aware ? "1" : "0",
               ":level_size_multiplier:", Number(options.level_size_multiplier),
-              ":level_moved_fraction:", Number(options.level_moved_fraction)});
+              ":level_moved_fraction:", Number(options.level_moved_fraction),
+              options.level_learned ? ":level_learned:1" : ""});
 }
 
 absl::StatusOr<FilterPolicy::Options> ParseRocksDBPolicyId(
@@ -97,11 +99,13 @@ absl::StatusOr<FilterPolicy::Options> ParseRocksDBPolicyId(
       ok = ParseNumber(value, &options.level_size_multiplier);
     } else if (name == "level_moved_fraction") {
       ok = ParseNumber(value, &options.level_moved_fraction);
+    } else if (name == "level_learned") {
+      ok = ParseBool(value, &options.level_learned);
     } else {
       return absl::InvalidArgumentError(
           Cat({"filter policy \"", id, "\": unknown setting \"", name,
                "\" (known: seed, verify_checksum, level_aware, "
-               "level_size_multiplier, level_moved_fraction)"}));
+               "level_size_multiplier, level_moved_fraction, level_learned)"}));
     }
     if (!ok) {
       return absl::InvalidArgumentError(
