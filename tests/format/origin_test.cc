@@ -124,5 +124,25 @@ TEST(FilterOriginTest, WriterRules) {
   EXPECT_TRUE(OpenFilter(AsBytes(zstd)).ok());
 }
 
+// The ribbon encoding has no room for an origin: asked for one, it refuses
+// rather than drop it (the RocksDB adapter records it for blocked filters
+// only).
+TEST(FilterOriginTest, TheRibbonEncodingRefusesAnOrigin) {
+  FilterOptions ribbon;
+  ribbon.kind = FilterKind::kRibbon;
+  ribbon.bits_per_key = 10;
+  FilterBuilder builder = *FilterBuilder::Create(ribbon);
+  for (int i = 0; i < 20000; ++i) builder.Add(absl::StrCat("key", i));
+  const Filter filter = *builder.Finish();
+  ASSERT_EQ(filter.kind(), FilterKind::kRibbon);
+  WriteOptions options;
+  options.origin = {.level = 2};
+  const auto written = SerializeFilter(filter, options);
+  EXPECT_EQ(written.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(written.status().message(), HasSubstr("records no origin"));
+  options.origin = {};
+  EXPECT_TRUE(SerializeFilter(filter, options).ok());
+}
+
 }  // namespace
 }  // namespace blockbloom
