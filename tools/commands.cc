@@ -1,6 +1,7 @@
 #include "tools/commands.h"
 
 #include "tools/redis/command.h"
+#include "tools/rocksdb/command.h"
 
 namespace blockbloom::cli {
 
@@ -57,7 +58,12 @@ const std::vector<Command>& AllCommands() {
           "overhead_bytes, size_on_disk_bytes, bits_per_key, set_bits, "
           "total_bits, fill_ratio, expected_fill_ratio, estimated_fp_rate, "
           "fp_rate_basis (num_keys or estimated_keys), estimated_keys, "
-          "estimated_keys_stderr (the last two null if every bit is set).",
+          "estimated_keys_stderr (the last two null if every bit is set), "
+          "origin_level, origin_bottommost, origin_group (where an engine "
+          "built the filter, format 4.1: the RocksDB adapter records the "
+          "level its table was written at and its column family's group; "
+          "origin_level null if none is recorded; the text output has an "
+          "origin line then).",
           {"json", "max_memory"},
           &RunInfo,
       },
@@ -141,6 +147,27 @@ const std::vector<Command>& AllCommands() {
           {"url", "password_file", "name", "seed", "shard_bytes", "expire",
            "replace", "o", "count", "input_format", "json", "max_memory"},
           &RunRedis,
+      },
+      {
+          "rocksdb",
+          "DB_DIR",
+          "Show the level plan of a RocksDB database's filters.",
+          "Opens the RocksDB database in DB_DIR read-only with the options "
+          "of its latest OPTIONS file (every table open) and prints, for "
+          "each blockbloom filter policy and for each column family and "
+          "level a table was WRITTEN at (recorded in its filter block, "
+          "format 4.1; docs/LEVELS.md, \"The learned plan\"), one line: "
+          "the plan (learned, prior, model or uniform; a learned policy shows "
+          "its prior here, the model plan, since the plan is learned by the "
+          "process serving the database), the kind and bits/key new "
+          "tables get, the planned false-positive rate, and the live "
+          "tables, their keys, filter bytes and filter bits/key. Tables "
+          "written before format 4.1 are one line with level -1. Probes and "
+          "probes per Get are counted by the process that serves the "
+          "database: RocksDBFilterReportText (blockbloom/rocksdb.h) prints "
+          "them there.",
+          {},
+          &RunRocksDB,
       },
   };
   return *commands;

@@ -139,6 +139,15 @@ std::string Json(const Report& r) {
            r.fp_rate_from_estimate ? "estimated_keys" : "num_keys");
   json.Add("estimated_keys", r.estimate.keys);
   json.Add("estimated_keys_stderr", r.estimate.std_error);
+  // Where an engine built the filter (format 4.1; the RocksDB adapter): the
+  // level its table was written at, null if none is recorded.
+  if (info.origin.recorded()) {
+    json.Add("origin_level", info.origin.level);
+  } else {
+    json.AddNull("origin_level");
+  }
+  json.Add("origin_bottommost", info.origin.bottommost);
+  json.Add("origin_group", info.origin.group);
   return json.str() + "\n";
 }
 
@@ -205,6 +214,13 @@ std::string Text(const Report& r) {
            ? std::string("unknown: every bit is set")
            : absl::StrFormat("%.0f +- %.0f (from the fill ratio)",
                              r.estimate.keys, r.estimate.std_error));
+  if (info.origin.recorded()) {
+    line("origin", absl::StrFormat("level %d%s, group %d (where an engine "
+                                   "built it)",
+                                   info.origin.level,
+                                   info.origin.bottommost ? ", bottommost" : "",
+                                   info.origin.group));
+  }
   return out;
 }
 

@@ -122,6 +122,10 @@ class FilterPolicy {
     // rate anyway (FilterOptions::kind).
     static constexpr int kNoRibbon = INT_MAX;
     int ribbon_from_level = kNoRibbon;
+    // With level_aware, an engine adapter that counts its readers' probes
+    // (the RocksDB adapter) adapts the plan to them: the learned plan
+    // (docs/LEVELS.md, "The learned plan"). The model's plan is its prior.
+    bool level_learned = false;
   };
 
   // InvalidArgument if bits_per_key is not a positive finite number or
@@ -151,11 +155,16 @@ class FilterPolicy {
     // validated policy (a block that cannot be built is written as a filter
     // that matches everything, and the reason returned).
     absl::Status Finish(std::string* dst, WriteStats* stats = nullptr);
+    // Recorded in every block this builder finishes (format 4.1: the full
+    // encoding; docs/FORMAT.md): where an engine built it. Changes no answer.
+    void set_origin(const FilterOrigin& origin) { origin_ = origin; }
 
    private:
     friend class FilterPolicy;
     explicit Builder(FilterBuilder builder) : builder_(std::move(builder)) {}
+    WriteOptions WriteOptionsFor(const Filter& filter) const;
     FilterBuilder builder_;
+    FilterOrigin origin_;
   };
   Builder NewBuilder() const;
   // A builder for a table file of an LSM tree: with level_aware, at
@@ -166,6 +175,13 @@ class FilterPolicy {
   double BitsPerKey(const LevelHint& hint) const;
   // The kind a builder for `hint` asks for (Options::ribbon_from_level).
   FilterKind KindFor(const LevelHint& hint) const;
+  // A builder at `bits_per_key` (clamped to [LevelAllocator::kMinBitsPerKey,
+  // kMaxBitsPerKey]): for an engine adapter with a plan of its own (the
+  // RocksDB adapter's learned plan). With kind kRibbon (KindFor(hint)), a
+  // ribbon for the blocked kind's rate at those bits (Bloom-equivalent:
+  // Options::ribbon_from_level).
+  Builder NewBuilderWithBits(double bits_per_key,
+                             FilterKind kind = FilterKind::kBlocked) const;
 
   // Opens a filter block for probing, without copying (`block` must outlive
   // the Filter). Fails open: bytes that cannot be read give a Filter that
@@ -189,7 +205,6 @@ class FilterPolicy {
 
  private:
   explicit FilterPolicy(const Options& options);
-  Builder NewBuilderWithBits(double bits_per_key) const;
   friend struct internal::PolicyAccess;
   Options options_;
   internal::ProbeCacheConfig cache_;  // from options_

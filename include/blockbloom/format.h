@@ -64,6 +64,26 @@ enum class Compression : uint8_t {
   kZstd,  // full encoding only
 };
 
+// Where a storage engine built a filter, recorded in the block (the full
+// encoding's footer, format 4.1; docs/FORMAT.md) so that whoever reads the
+// block later knows how it was built: the RocksDB adapter records the LSM
+// level a table was written at and its column family, and its readers count
+// probes by them (docs/LEVELS.md, "The learned plan"). Changes no answer.
+struct FilterOrigin {
+  // The level the filter's table was written to, 0 .. kMaxLevel; -1: none
+  // recorded (nothing else is then stored).
+  int level = -1;
+  // Nothing below the table is probed for its keys (RocksDB's is_bottommost).
+  bool bottommost = false;
+  // The writer's group of tables (the RocksDB adapter: a hash of the column
+  // family's name), 0 .. kMaxGroup.
+  int group = 0;
+  static constexpr int kMaxLevel = 30;
+  static constexpr int kMaxGroup = 1023;
+  bool recorded() const { return level >= 0; }
+  friend bool operator==(const FilterOrigin&, const FilterOrigin&) = default;
+};
+
 struct WriteOptions {
   Encoding encoding = Encoding::kAuto;
   // A caller's choice for cold storage or shipping filters: a well-sized
@@ -73,6 +93,11 @@ struct WriteOptions {
   // into memory on open instead of probed in place.
   Compression compression = Compression::kNone;
   int zstd_level = 3;  // 1 (fast) .. 19 (small)
+  // Recorded in the block if origin.recorded(): only the full encoding has
+  // room for it (kAuto then writes the full encoding; the others refuse an
+  // origin with InvalidArgument). A level or group out of range is
+  // InvalidArgument.
+  FilterOrigin origin;
 };
 
 // What AppendFilter wrote.
@@ -170,6 +195,9 @@ struct FilterInfo {
   uint64_t payload_bytes = 0;   // as stored
   uint64_t overhead_bytes = 0;  // trailer or footer
   uint64_t total_bytes = 0;
+  // What the writer recorded (full encoding, minor version 1 and later);
+  // origin.recorded() is false otherwise.
+  FilterOrigin origin;
 };
 absl::StatusOr<FilterInfo> InspectFilter(absl::Span<const uint8_t> bytes,
                                          const ReadOptions& options = {});

@@ -16,6 +16,12 @@
 // docs/LEVELS.md has the derivation and the tree model; the numbers it gives
 // for the default 10 bits/key and ratio 10 are in LevelAllocator's tests.
 //
+// The kind per level: Options::kinds lists the filter kinds a plan may use,
+// each with its false-positive rate curve and probe cost (KindCurve); each
+// group gets the kind and bits that minimize its false reads plus probe cost
+// at the common lambda. Today's only kind is the blocked one; a new kind is
+// one more KindCurve (docs/LEVELS.md, "Kinds").
+//
 //   auto alloc = blockbloom::LevelAllocator::Create({.bits_per_key = 10});
 //   blockbloom::LevelHint hint;
 //   hint.level = 3;  hint.first_level = 1;  hint.last_level = 4;
@@ -23,12 +29,36 @@
 #ifndef BLOCKBLOOM_LEVEL_ALLOCATION_H_
 #define BLOCKBLOOM_LEVEL_ALLOCATION_H_
 
+#include <functional>
 #include <memory>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "blockbloom/filter.h"
 
 namespace blockbloom {
+
+// A filter kind that a plan may give a group of tables, with what it costs.
+struct KindCurve {
+  FilterKind kind = FilterKind::kBlocked;
+  // The kind's false-positive rate with c bits per key (all of its bits, as
+  // built), for c in [LevelAllocator::kMinBitsPerKey, kMaxBitsPerKey];
+  // non-increasing. Empty: the blocked kind's exact rate (BlockedFpRate).
+  // Sampled every 1/32 bit when the allocator is created.
+  std::function<double(double bits_per_key)> fp_rate;
+  // What one probe costs beyond a blocked filter's, in false-positive reads:
+  // a probe 40 ns slower where a wasted read costs 20 us is 0.002. Charged
+  // for every probe of the group (>= 0).
+  double probe_cost = 0;
+  // The shallowest level it may be used at: 1 keeps flushes (L0) on the
+  // kinds that build fastest, as RocksDB's bloom_before_level does.
+  int first_level = 0;
+};
+
+// The exact false-positive rate of blockbloom's blocked filter with
+// `bits_per_key` bits per key (EstimatedFpRate of the shape the builder makes
+// for 2^20 keys; 1 for bits it cannot build).
+double BlockedFpRate(double bits_per_key);
 
 // What an engine knows about the table file a filter is built for.
 struct LevelHint {
@@ -78,6 +108,10 @@ class LevelAllocator {
     // two thirds of the tables of the levels between the first and the last
     // in this project's trees (docs/LEVELS.md).
     double moved_fraction = 0.6;
+    // The kinds a plan chooses from, per group; empty: the blocked kind
+    // alone. InvalidArgument if a kind is listed twice, a probe cost is
+    // negative or not finite, or first_level is negative.
+    std::vector<KindCurve> kinds;
   };
 
   // InvalidArgument if an option is out of range.
@@ -93,6 +127,11 @@ class LevelAllocator {
   // optimum; under universal compaction a run's size is not given by its
   // level, and equal bits never exceed the budget).
   double BitsPerKey(const LevelHint& hint) const;
+
+  // Forward declared for Choose; defined with Optimize below.
+  struct Choice;
+  // The kind and bits/key for `hint` (BitsPerKey is its bits).
+  Choice Choose(const LevelHint& hint) const;
 
   // The plan for a leveled tree with `levels` (>= 1) populated levels below
   // L0: element 0 is the bits/key of each L0 file, element i that of the
@@ -111,6 +150,41 @@ class LevelAllocator {
   // the model tree with `levels` populated levels below L0, for `bits` per
   // level as returned by Plan (or all equal to the budget, for comparison).
   double ExpectedFalseReads(int levels, const std::vector<double>& bits) const;
+
+  // The general optimizer, for groups of tables that an engine observed
+  // instead of the model tree. A group is the tables written at one level.
+  struct Group {
+    int level = 0;      // where its tables are written (KindCurve::first_level)
+    double keys = 0;    // keys in its tables (any unit, the same for all)
+    double probes = 0;  // probes of its filters per absent-key Get (any
+                        // unit, the same for all; only ratios matter)
+    double overhead = 0;  // bits/key its filters take beyond their planned
+                          // bits (footer, rounding): counted in the budget
+  };
+  struct Choice {
+    FilterKind kind = FilterKind::kBlocked;
+    double bits_per_key = 0;
+    double fp_rate = 1;  // the kind's rate at those bits
+  };
+  // The kind and bits/key of each group that minimize
+  //   sum_j probes_j * (fp_kind(c_j) + probe_cost_kind)
+  // subject to sum_j keys_j * (c_j + overhead_j) <= budget * sum_j keys_j.
+  // The budget's remainder goes to the group with the most keys; a budget
+  // below what the overheads and kMinBitsPerKey take is overspent by as
+  // little as possible (every group at kMinBitsPerKey). Groups without keys
+  // get the budget (they take no memory in the sum). Empty for no groups.
+  std::vector<Choice> Optimize(const std::vector<Group>& groups,
+                               double budget) const;
+  // The groups of the model tree with `levels` populated levels (element 0
+  // L0, element i the tables written at the i-th level): what Plan(levels)
+  // optimizes, and the prior of an engine's learned plan.
+  std::vector<Group> ModelGroups(int levels) const;
+  // sum_j probes_j * (fp_kind(c_j) + probe_cost_kind) for given choices.
+  double ExpectedCost(const std::vector<Group>& groups,
+                      const std::vector<Choice>& choices) const;
+  // The false-positive rate of `kind` (one of options().kinds, or the
+  // blocked kind) at `bits_per_key`.
+  double FpRate(FilterKind kind, double bits_per_key) const;
 
   static constexpr double kMinBitsPerKey = 1;
   static constexpr double kMaxBitsPerKey = 48;

@@ -55,6 +55,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "blockbloom/filter_policy.h"
@@ -81,6 +82,41 @@ int AddRocksDBFilterPolicyFactory(rocksdb::ObjectLibrary& library,
 // ConfigOptions searches. Idempotent and thread-safe; already done when this
 // adapter is linked in (see above).
 void RegisterRocksDBFilterPolicy();
+
+// What a blockbloom policy plans and what its readers observed, per column
+// family (of the tables built by this process) and level of creation (the
+// level a table was WRITTEN at, recorded in its filter block, format 4.1):
+// the report of docs/LEVELS.md, "The learned plan". Counts are of this
+// process (since the policy was made), and cover only readers made by this
+// policy object. Tables written before format 4.1 (no origin) are one row
+// with level -1.
+struct RocksDBLevelReport {
+  // The column family's name if this process built tables for it, else
+  // "group N" (a reader-only process: see RocksDBColumnFamilyGroup).
+  std::string column_family;
+  int group = -1;  // its 10-bit group as recorded in the blocks
+  int level = 0;
+  // "learned", "prior" (learned, but nothing built by this process yet:
+  // the model's plan), "model" (level_aware), "uniform".
+  std::string plan;
+  std::string kind;            // the filter kind new tables at this level get
+  double bits_per_key = 0;     // what new tables at this level get
+  double planned_fp_rate = 0;  // the kind's rate at those bits
+  uint64_t tables = 0;         // live filter readers
+  uint64_t keys = 0;           // in their filters
+  uint64_t filter_bytes = 0;   // their filter blocks
+  uint64_t probes = 0;         // of their filters
+  uint64_t positives = 0;      // "may match" answers (true positives too)
+};
+std::vector<RocksDBLevelReport> RocksDBFilterReport(
+    const rocksdb::FilterPolicy* policy);
+// The group a column family's filter blocks record (10 bits of a hash of its
+// name): to name the report's "group N" rows.
+int RocksDBColumnFamilyGroup(const std::string& column_family);
+// The same as text, one line per row; with `gets` (e.g. the Statistics
+// ticker rocksdb::NUMBER_KEYS_READ) also the probes per Get.
+std::string RocksDBFilterReportText(const rocksdb::FilterPolicy* policy,
+                                    uint64_t gets = 0);
 
 // The options of `policy` if it is a blockbloom policy, else nullptr (e.g. to
 // check what LoadLatestOptions gave back).

@@ -100,8 +100,11 @@ struct FullFooterFields {
   int lane_bits = 32;
   bool zstd = false;
 };
+// `origin` is written in bytes 46-47 (minor version 1) if recorded; minor
+// version 0 and zeros otherwise, so blocks without one are those of 1.0.
 void WriteFullFooter(const FullFooterFields& fields,
-                     uint8_t footer[kFullFooterBytes]);
+                     uint8_t footer[kFullFooterBytes],
+                     const FilterOrigin& origin = {});
 void StartFullChecksum(const uint8_t* footer, XXH3_state_t* state);
 void SetFullChecksum(uint32_t checksum, uint8_t* footer);
 

@@ -132,6 +132,11 @@ absl::Status AppendFilter(const Filter& filter, const WriteOptions& options,
           "a ribbon filter (FilterKind::kRibbon) is written in the ribbon "
           "encoding only (kAuto or kRibbon)");
     }
+    if (options.origin.recorded()) {
+      return absl::InvalidArgumentError(
+          "the ribbon encoding records no origin (only the full encoding "
+          "does): leave WriteOptions::origin unset");
+    }
     if (options.compression != Compression::kNone) {
       // A ribbon's solution words are random bits: nothing to compress.
       return absl::InvalidArgumentError(
@@ -146,6 +151,22 @@ absl::Status AppendFilter(const Filter& filter, const WriteOptions& options,
       stats->overhead_bytes = stats->total_bytes - stats->payload_bytes;
     }
     return absl::OkStatus();
+  }
+  const FilterOrigin& origin = options.origin;
+  if (origin.recorded()) {
+    if (origin.level > FilterOrigin::kMaxLevel || origin.group < 0 ||
+        origin.group > FilterOrigin::kMaxGroup) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "a filter's origin holds a level in [0, ", FilterOrigin::kMaxLevel,
+          "] and a group in [0, ", FilterOrigin::kMaxGroup, "], not level ",
+          origin.level, " and group ", origin.group));
+    }
+    if (encoding == Encoding::kAuto) encoding = Encoding::kFull;
+    if (encoding != Encoding::kFull) {
+      return absl::InvalidArgumentError(
+          "only the full encoding records a filter's origin: use "
+          "Encoding::kFull or kAuto, or leave WriteOptions::origin unset");
+    }
   }
   const bool exact_size = filter.kind() != FilterKind::kBlocked;
   if (exact_size || encoding == Encoding::kAccurate ||

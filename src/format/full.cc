@@ -17,7 +17,10 @@
 namespace blockbloom::internal::format {
 namespace {
 
+// Minor version 1 adds the origin (bytes 46-47); a block without one is
+// written as 1.0, byte for byte what earlier writers wrote.
 constexpr int kMinorVersion = 0;
+constexpr int kMinorVersionWithOrigin = 1;
 // Full footer offsets.
 constexpr size_t kNumBlocksAt = 0;
 constexpr size_t kNumKeysAt = 8;
@@ -29,6 +32,7 @@ constexpr size_t kHashAt = 41;
 constexpr size_t kCodecAt = 42;
 constexpr size_t kMinorAt = 43;
 constexpr size_t kLaneBitsAt = 44;  // u16
+constexpr size_t kOriginAt = 46;    // u16, minor version >= 1
 constexpr size_t kChecksumAt = 48;
 constexpr size_t kMagicAt = 52;
 constexpr uint8_t kMagic[3] = {'b', 'b', 'f'};
@@ -47,10 +51,29 @@ uint32_t FullChecksum(const uint8_t* footer,
   return static_cast<uint32_t>(XXH3_64bits_digest(&state));
 }
 
+// The origin as a u16: bits 0-4 level + 1 (0: none recorded), bit 5
+// bottommost, bits 6-15 group.
+uint16_t PackOrigin(const FilterOrigin& origin) {
+  if (!origin.recorded()) return 0;
+  return static_cast<uint16_t>((origin.level + 1) |
+                               (origin.bottommost ? 1 << 5 : 0) |
+                               (origin.group << 6));
+}
+
+FilterOrigin UnpackOrigin(uint16_t packed) {
+  FilterOrigin origin;
+  if ((packed & 0x1F) == 0) return origin;
+  origin.level = (packed & 0x1F) - 1;
+  origin.bottommost = (packed >> 5) & 1;
+  origin.group = packed >> 6;
+  return origin;
+}
+
 }  // namespace
 
 void WriteFullFooter(const FullFooterFields& fields,
-                     uint8_t footer[kFullFooterBytes]) {
+                     uint8_t footer[kFullFooterBytes],
+                     const FilterOrigin& origin) {
   std::memset(footer, 0, kFullFooterBytes);
   Put<uint64_t>(footer + kNumBlocksAt, fields.num_blocks);
   Put<uint64_t>(footer + kNumKeysAt, fields.num_keys);
@@ -61,7 +84,9 @@ void WriteFullFooter(const FullFooterFields& fields,
   Put<uint16_t>(footer + kLaneBitsAt, static_cast<uint16_t>(fields.lane_bits));
   footer[kHashAt] = kHashXxh3;
   footer[kCodecAt] = fields.zstd ? kCodecZstd : kCodecNone;
-  footer[kMinorAt] = kMinorVersion;
+  const uint16_t packed = PackOrigin(origin);
+  footer[kMinorAt] = packed != 0 ? kMinorVersionWithOrigin : kMinorVersion;
+  Put<uint16_t>(footer + kOriginAt, packed);
   std::memcpy(footer + kMagicAt, kMagic, sizeof(kMagic));
   footer[kFullFooterBytes - 1] = kFullTag + kMajorVersion - 1;
 }
@@ -140,6 +165,10 @@ absl::StatusOr<Parsed> ParseFull(absl::Span<const uint8_t> block,
           " (this reader knows 0 = none, 1 = zstd)"));
   }
   if (absl::Status s = CheckShape(info.shape); !s.ok()) return s;
+  // Bytes 46-47 were reserved (written 0) in 1.0.
+  if (info.minor_version >= kMinorVersionWithOrigin) {
+    info.origin = UnpackOrigin(Get<uint16_t>(footer + kOriginAt));
+  }
   if (info.bits_bytes != info.shape.size_bytes()) {
     return Corrupt(absl::StrCat("inconsistent sizes: ", info.shape.num_blocks,
                                 " blocks of ", info.shape.lane_bits,
@@ -211,7 +240,7 @@ absl::Status AppendFull(const Filter& filter, const WriteOptions& options,
                    .num_probes = filter.num_probes(),
                    .lane_bits = filter.lane_bits(),
                    .zstd = codec == kCodecZstd},
-                  footer);
+                  footer, options.origin);
   const uint8_t* payload =
       reinterpret_cast<const uint8_t*>(dst->data()) + start;
   SetFullChecksum(FullChecksum(footer, {payload, *payload_bytes}), footer);

@@ -1,5 +1,6 @@
 #include "blockbloom/filter_policy.h"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -100,19 +101,7 @@ FilterPolicy::Builder FilterPolicy::NewBuilder() const {
 }
 
 FilterPolicy::Builder FilterPolicy::NewBuilder(const LevelHint& hint) const {
-  const double bits_per_key = BitsPerKey(hint);
-  if (KindFor(hint) == FilterKind::kRibbon) {
-    const double rate = BloomEquivalentFpRate(bits_per_key);
-    if (rate > 0) {
-      FilterOptions options;
-      options.kind = FilterKind::kRibbon;
-      options.fp_rate = rate;
-      options.seed = options_.seed;
-      // fp_rate is in (0, 1) and nothing else is set: Create cannot fail.
-      return Builder(*FilterBuilder::Create(options));
-    }
-  }
-  return NewBuilderWithBits(bits_per_key);
+  return NewBuilderWithBits(BitsPerKey(hint), KindFor(hint));
 }
 
 FilterKind FilterPolicy::KindFor(const LevelHint& hint) const {
@@ -125,15 +114,39 @@ double FilterPolicy::BitsPerKey(const LevelHint& hint) const {
   return allocator_ ? allocator_->BitsPerKey(hint) : options_.bits_per_key;
 }
 
-FilterPolicy::Builder FilterPolicy::NewBuilderWithBits(
-    double bits_per_key) const {
+FilterPolicy::Builder FilterPolicy::NewBuilderWithBits(double bits_per_key,
+                                                       FilterKind kind) const {
   FilterOptions options;
-  options.bits_per_key = bits_per_key;
+  options.bits_per_key =
+      std::isfinite(bits_per_key)
+          ? std::clamp(bits_per_key, LevelAllocator::kMinBitsPerKey,
+                       LevelAllocator::kMaxBitsPerKey)
+          : options_.bits_per_key;
   options.seed = options_.seed;
+  if (kind == FilterKind::kRibbon && !options_.exact_size) {
+    const double rate = BloomEquivalentFpRate(options.bits_per_key);
+    if (rate > 0) {
+      FilterOptions ribbon;
+      ribbon.kind = FilterKind::kRibbon;
+      ribbon.fp_rate = rate;
+      ribbon.seed = options_.seed;
+      // fp_rate is in (0, 1) and nothing else is set: Create cannot fail.
+      return Builder(*FilterBuilder::Create(ribbon));
+    }
+  }
   options.exact_size = options_.exact_size;
   options.fewer_false_positives = options_.fewer_false_positives;
   // Create() validated bits_per_key, the only thing that can fail here.
   return Builder(*FilterBuilder::Create(options));
+}
+
+// Only the full encoding records an origin: blocks of exact-size filters
+// (engines with a filter per data block) are written without it.
+WriteOptions FilterPolicy::Builder::WriteOptionsFor(
+    const Filter& filter) const {
+  WriteOptions write;
+  if (filter.kind() == FilterKind::kBlocked) write.origin = origin_;
+  return write;
 }
 
 absl::Status FilterPolicy::Builder::Finish(std::string* dst,
@@ -141,7 +154,8 @@ absl::Status FilterPolicy::Builder::Finish(std::string* dst,
   const size_t start = dst->size();
   absl::StatusOr<Filter> filter = builder_.Finish();
   absl::Status status =
-      filter.ok() ? AppendFilter(*filter, {}, dst, stats) : filter.status();
+      filter.ok() ? AppendFilter(*filter, WriteOptionsFor(*filter), dst, stats)
+                  : filter.status();
   if (!status.ok()) {
     dst->resize(start);
     if (absl::Status s = AppendMatchAll(dst); !s.ok()) return s;

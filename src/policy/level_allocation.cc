@@ -22,13 +22,17 @@
 // The Lagrangian separates: each group minimizes P_j f(c) + lambda n_j c, or
 //   f(c) + lambda r_j c,  r_j = n_j / P_j (keys per probe),
 // and lambda is found by bisection so that memory equals the budget. f is
-// not convex everywhere (it is a minimum over k of convex curves: at each
-// change of k it has a small concave kink), so the minimizer is taken on the
-// lower convex hull of f sampled every 1/32 bit: for a slope s = lambda r_j
-// it is the hull vertex where the hull's slope crosses -s. Memory as a
-// function of lambda then moves in small steps, so after the bisection the
-// budget's remainder (at most one step) goes to the last level, whose bits
-// are the cheapest to adjust.
+// not convex everywhere, so the minimizer is taken on the lower convex hull
+// of f sampled every 1/32 bit (src/policy/rate_hull.h). Memory as a function
+// of lambda then moves in small steps, so after the bisection the budget's
+// remainder (at most one step) goes to the group with the most keys (the last
+// level), whose bits are the cheapest to adjust.
+//
+// With several kinds (Options::kinds), each group takes, at the common
+// lambda, the kind whose minimum of P_j (f_kind(c) + probe_cost_kind) +
+// lambda n_j c is lowest. Memory is still non-increasing in lambda (each
+// group's minimum over kinds and bits is a concave function of lambda whose
+// slope is its memory), so the same bisection holds.
 //
 // f is EstimatedFpRate(ShapeForBitsPerKey(n, c), n) for a large n (2^20): the
 // exact rate of the filter the builder makes at c bits/key, with its optimal
@@ -41,93 +45,37 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "blockbloom/sizing.h"
+#include "src/policy/rate_hull.h"
 
 namespace blockbloom {
 namespace {
+
+using internal::RateHull;
 
 // See the model above.
 constexpr double kL0FilesPerL1 = 4;
 constexpr double kL0FilesPresent = 2;
 
-// The false-positive rate is sampled every 1/32 bit/key: the plan is then
-// within 1/64 bit of the continuous optimum, far below what a file's rounding
-// to whole 64-byte blocks moves.
-constexpr int kStepsPerBit = 32;
 // A reference key count large enough that rounding to whole blocks is below
 // 1e-4 of the size at 1 bit/key.
 constexpr uint64_t kReferenceKeys = uint64_t{1} << 20;
 
-double ExactFpRate(double bits_per_key) {
-  absl::StatusOr<FilterShape> shape =
-      ShapeForBitsPerKey(kReferenceKeys, bits_per_key,
-                         /*compact_small_filters=*/false);
-  if (!shape.ok()) return 1;
-  absl::StatusOr<double> rate = EstimatedFpRate(*shape, kReferenceKeys);
-  return rate.ok() ? *rate : 1;
-}
-
-struct Point {
-  double bits;
-  double fp_rate;
-};
-
-// The lower convex hull of f on [kMinBitsPerKey, kMaxBitsPerKey]: computed
-// once per process (about 1,500 evaluations of the exact rate).
-const std::vector<Point>& FpRateHull() {
-  static const std::vector<Point>* const hull = [] {
-    auto* h = new std::vector<Point>;
-    const int steps = static_cast<int>(
-        (LevelAllocator::kMaxBitsPerKey - LevelAllocator::kMinBitsPerKey) *
-        kStepsPerBit);
-    for (int i = 0; i <= steps; ++i) {
-      const Point p{LevelAllocator::kMinBitsPerKey +
-                        static_cast<double>(i) / kStepsPerBit,
-                    0};
-      Point q = p;
-      q.fp_rate = ExactFpRate(p.bits);
-      // Monotone chain: drop the last vertex while it lies on or above the
-      // segment from the one before it to q.
-      while (h->size() >= 2) {
-        const Point& a = (*h)[h->size() - 2];
-        const Point& b = h->back();
-        const double cross = (b.bits - a.bits) * (q.fp_rate - a.fp_rate) -
-                             (b.fp_rate - a.fp_rate) * (q.bits - a.bits);
-        if (cross > 0) break;
-        h->pop_back();
-      }
-      h->push_back(q);
-    }
-    return h;
-  }();
+// The blocked kind's hull: computed once per process (about 1,500
+// evaluations of the exact rate, 0.1 s).
+std::shared_ptr<const RateHull> BlockedHull() {
+  static const std::shared_ptr<const RateHull>* const hull =
+      new std::shared_ptr<const RateHull>(
+          std::make_shared<const RateHull>(BlockedFpRate));
   return *hull;
 }
 
-// argmin over the hull of f(c) + slope * c.
-double MinimizingBits(double slope) {
-  const std::vector<Point>& hull = FpRateHull();
-  // The hull's segment slopes increase (towards 0); find the first vertex
-  // whose outgoing segment is flatter than -slope.
-  size_t lo = 0, hi = hull.size() - 1;
-  while (lo < hi) {
-    const size_t mid = (lo + hi) / 2;
-    const double seg = (hull[mid + 1].fp_rate - hull[mid].fp_rate) /
-                       (hull[mid + 1].bits - hull[mid].bits);
-    if (seg >= -slope) {
-      hi = mid;
-    } else {
-      lo = mid + 1;
-    }
-  }
-  return hull[lo].bits;
-}
-
-struct Group {
-  double keys;            // n_j, relative to the last level
-  double keys_per_probe;  // r_j = n_j / P_j
-};
+using Group = LevelAllocator::Group;
+using Choice = LevelAllocator::Choice;
 
 // Groups of the model tree with `last` populated levels: element 0 is the L0
 // files, element j the files WRITTEN at level j. A share `moved` of the keys
@@ -157,54 +105,33 @@ std::vector<Group> ModelTree(int last, double ratio, double moved) {
   }
   std::vector<Group> groups(last + 1);
   for (int j = 1; j <= last; ++j) {
-    groups[j] = {keys[j], probes[j] > 0 ? keys[j] / probes[j] : keys[j]};
+    groups[j] = {.level = j, .keys = keys[j], .probes = probes[j]};
   }
   const double l0_file = level_keys[1] / kL0FilesPerL1;
-  groups[0] = {kL0FilesPresent * l0_file, l0_file};
+  groups[0] = {
+      .level = 0, .keys = kL0FilesPresent * l0_file, .probes = kL0FilesPresent};
   return groups;
-}
-
-std::vector<double> Allocate(const std::vector<Group>& groups, double budget) {
-  double total_keys = 0;
-  for (const Group& g : groups) total_keys += g.keys;
-  const double target = budget * total_keys;
-  auto bits_for = [&](double lambda) {
-    std::vector<double> bits(groups.size());
-    for (size_t j = 0; j < groups.size(); ++j) {
-      bits[j] = MinimizingBits(lambda * groups[j].keys_per_probe);
-    }
-    return bits;
-  };
-  auto memory = [&](const std::vector<double>& bits) {
-    double m = 0;
-    for (size_t j = 0; j < groups.size(); ++j) m += groups[j].keys * bits[j];
-    return m;
-  };
-  // Memory falls as lambda grows. At lambda = 1e3 every group is at the
-  // minimum (f's slope there is about -0.1); at 1e-30 every group is at the
-  // maximum, even L0 of a 12-level tree (r ~ 1e-12).
-  double lo = std::log(1e-30), hi = std::log(1e3);
-  for (int iter = 0; iter < 200; ++iter) {
-    const double mid = 0.5 * (lo + hi);
-    if (memory(bits_for(std::exp(mid))) > target) {
-      lo = mid;
-    } else {
-      hi = mid;
-    }
-  }
-  std::vector<double> bits = bits_for(std::exp(hi));  // memory <= target
-  const size_t last = groups.size() - 1;
-  bits[last] += (target - memory(bits)) / groups[last].keys;
-  bits[last] = std::clamp(bits[last], LevelAllocator::kMinBitsPerKey,
-                          LevelAllocator::kMaxBitsPerKey);
-  return bits;
 }
 
 }  // namespace
 
+double BlockedFpRate(double bits_per_key) {
+  absl::StatusOr<FilterShape> shape =
+      ShapeForBitsPerKey(kReferenceKeys, bits_per_key,
+                         /*compact_small_filters=*/false);
+  if (!shape.ok()) return 1;
+  absl::StatusOr<double> rate = EstimatedFpRate(*shape, kReferenceKeys);
+  return rate.ok() ? *rate : 1;
+}
+
 struct LevelAllocator::Plans {
+  struct Kind {
+    KindCurve curve;  // fp_rate set
+    std::shared_ptr<const RateHull> hull;
+  };
+  std::vector<Kind> kinds;  // at least one with first_level 0
   // plans[D] for D = 1..kMaxLevels (plans[0] unused).
-  std::vector<std::vector<double>> plans;
+  std::vector<std::vector<Choice>> plans;
 };
 
 absl::StatusOr<LevelAllocator> LevelAllocator::Create(const Options& options) {
@@ -223,23 +150,183 @@ absl::StatusOr<LevelAllocator> LevelAllocator::Create(const Options& options) {
         absl::StrCat("level_size_multiplier must be in [2, 1000], got ",
                      options.level_size_multiplier));
   }
+  bool any_from_l0 = options.kinds.empty();
+  for (size_t i = 0; i < options.kinds.size(); ++i) {
+    const KindCurve& k = options.kinds[i];
+    const int id = static_cast<int>(k.kind);
+    for (size_t j = 0; j < i; ++j) {
+      if (options.kinds[j].kind == k.kind) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "LevelAllocator::Options::kinds lists kind ", id, " twice"));
+      }
+    }
+    if (!(k.probe_cost >= 0 && std::isfinite(k.probe_cost))) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the probe cost of kind ", id,
+                       " must be a finite number >= 0, got ", k.probe_cost));
+    }
+    if (k.first_level < 0) {
+      return absl::InvalidArgumentError(absl::StrCat("the first level of kind ",
+                                                     id, " must be >= 0, got ",
+                                                     k.first_level));
+    }
+    if (!k.fp_rate && k.kind != FilterKind::kBlocked) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "kind ", id, " needs its false-positive rate curve (fp_rate)"));
+    }
+    any_from_l0 = any_from_l0 || k.first_level == 0;
+  }
+  if (!any_from_l0) {
+    return absl::InvalidArgumentError(
+        "one of LevelAllocator::Options::kinds must have first_level 0: L0 "
+        "files need a kind too");
+  }
   return LevelAllocator(options);
 }
 
 LevelAllocator::LevelAllocator(const Options& options) : options_(options) {
   auto plans = std::make_shared<Plans>();
-  plans->plans.resize(kMaxLevels + 1);
+  std::vector<KindCurve> kinds = options.kinds;
+  if (kinds.empty()) kinds.push_back({});
+  for (KindCurve& k : kinds) {
+    std::shared_ptr<const RateHull> hull;
+    if (!k.fp_rate) {
+      k.fp_rate = BlockedFpRate;
+      hull = BlockedHull();
+    } else {
+      hull = std::make_shared<const RateHull>(k.fp_rate);
+    }
+    plans->kinds.push_back({std::move(k), std::move(hull)});
+  }
+  plans_ = std::move(plans);
+  std::vector<std::vector<Choice>> by_depth(kMaxLevels + 1);
   for (int d = 1; d <= kMaxLevels; ++d) {
-    plans->plans[d] = Allocate(
+    by_depth[d] = Optimize(
         ModelTree(d, options.level_size_multiplier, options.moved_fraction),
         options.bits_per_key);
   }
-  plans_ = std::move(plans);
+  // Plans is shared and immutable once built.
+  auto done = std::make_shared<Plans>(*plans_);
+  done->plans = std::move(by_depth);
+  plans_ = std::move(done);
+}
+
+std::vector<Choice> LevelAllocator::Optimize(const std::vector<Group>& groups,
+                                             double budget) const {
+  std::vector<Choice> choices(groups.size());
+  if (groups.empty()) return choices;
+  const std::vector<Plans::Kind>& kinds = plans_->kinds;
+  // Keys and probes as shares of their totals: lambda's range then does not
+  // depend on their units.
+  double total_keys = 0, total_probes = 0;
+  for (const Group& g : groups) {
+    total_keys += std::max(g.keys, 0.0);
+    total_probes += std::max(g.probes, 0.0);
+  }
+  const auto first_kind_for = [&](int level) -> const Plans::Kind& {
+    for (const Plans::Kind& k : kinds) {
+      if (k.curve.first_level <= level) return k;
+    }
+    return kinds.front();  // not reached: one kind starts at level 0
+  };
+  const auto at_budget = [&](const Group& g) {
+    const Plans::Kind& k = first_kind_for(g.level);
+    const double bits = std::clamp(budget, kMinBitsPerKey, kMaxBitsPerKey);
+    return Choice{k.curve.kind, bits, k.curve.fp_rate(bits)};
+  };
+  if (total_keys <= 0) {
+    for (size_t j = 0; j < groups.size(); ++j)
+      choices[j] = at_budget(groups[j]);
+    return choices;
+  }
+  if (total_probes <= 0) total_probes = 1;
+  const auto choose = [&](double lambda, std::vector<Choice>* out) {
+    for (size_t j = 0; j < groups.size(); ++j) {
+      const Group& g = groups[j];
+      if (g.keys <= 0) {
+        (*out)[j] = at_budget(g);
+        continue;
+      }
+      const double n = g.keys / total_keys;
+      const double p = std::max(g.probes, 0.0) / total_probes;
+      const double slope =
+          p > 0 ? lambda * n / p : std::numeric_limits<double>::infinity();
+      double best = std::numeric_limits<double>::infinity();
+      for (const Plans::Kind& k : kinds) {
+        if (k.curve.first_level > g.level) continue;
+        const RateHull::Point& v = k.hull->Minimizing(slope);
+        const double value =
+            p * (v.fp_rate + k.curve.probe_cost) + lambda * n * v.bits;
+        if (value < best) {
+          best = value;
+          (*out)[j] = {k.curve.kind, v.bits, v.fp_rate};
+        }
+      }
+    }
+  };
+  const auto memory = [&](const std::vector<Choice>& c) {
+    double m = 0;
+    for (size_t j = 0; j < groups.size(); ++j) {
+      if (groups[j].keys > 0) {
+        m += groups[j].keys * (c[j].bits_per_key + groups[j].overhead);
+      }
+    }
+    return m;
+  };
+  const double target = budget * total_keys;
+  // Memory falls as lambda grows. At 1e40 every group is at the minimum (a
+  // group's slope is lambda times its share of the keys over its share of
+  // the probes, and the rate curves' slopes are above -10); at 1e-40 every
+  // group is at the maximum.
+  double lo = std::log(1e-40), hi = std::log(1e40);
+  for (int iter = 0; iter < 200; ++iter) {
+    const double mid = 0.5 * (lo + hi);
+    choose(std::exp(mid), &choices);
+    if (memory(choices) > target) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  choose(std::exp(hi), &choices);  // memory <= target if it can be
+  // The remainder goes to the group with the most keys.
+  size_t largest = 0;
+  for (size_t j = 0; j < groups.size(); ++j) {
+    if (groups[j].keys >= groups[largest].keys) largest = j;
+  }
+  Choice& c = choices[largest];
+  c.bits_per_key = std::clamp(
+      c.bits_per_key + (target - memory(choices)) / groups[largest].keys,
+      kMinBitsPerKey, kMaxBitsPerKey);
+  c.fp_rate = FpRate(c.kind, c.bits_per_key);
+  return choices;
+}
+
+double LevelAllocator::FpRate(FilterKind kind, double bits_per_key) const {
+  for (const Plans::Kind& k : plans_->kinds) {
+    if (k.curve.kind == kind) return k.curve.fp_rate(bits_per_key);
+  }
+  return kind == FilterKind::kBlocked ? BlockedFpRate(bits_per_key) : 1;
+}
+
+double LevelAllocator::ExpectedCost(const std::vector<Group>& groups,
+                                    const std::vector<Choice>& choices) const {
+  double cost = 0;
+  for (size_t j = 0; j < groups.size() && j < choices.size(); ++j) {
+    double probe_cost = 0;
+    for (const Plans::Kind& k : plans_->kinds) {
+      if (k.curve.kind == choices[j].kind) probe_cost = k.curve.probe_cost;
+    }
+    cost += groups[j].probes *
+            (FpRate(choices[j].kind, choices[j].bits_per_key) + probe_cost);
+  }
+  return cost;
 }
 
 std::vector<double> LevelAllocator::Plan(int levels) const {
   const int d = std::clamp(levels, 1, kMaxLevels);
-  std::vector<double> plan = plans_->plans[d];
+  std::vector<double> plan;
+  for (const Choice& c : plans_->plans[d]) plan.push_back(c.bits_per_key);
   if (levels > kMaxLevels) {
     // Deeper trees: the bottom kMaxLevels levels as planned, the levels
     // above like the top of the plan.
@@ -252,9 +339,12 @@ std::vector<double> LevelAllocator::Plan(int levels) const {
   return plan;
 }
 
-double LevelAllocator::BitsPerKey(const LevelHint& hint) const {
+LevelAllocator::Choice LevelAllocator::Choose(const LevelHint& hint) const {
   if (hint.compaction != LevelHint::Compaction::kLeveled || hint.level < 0) {
-    return options_.bits_per_key;
+    const FilterKind kind = plans_->kinds.front().curve.first_level == 0
+                                ? plans_->kinds.front().curve.kind
+                                : FilterKind::kBlocked;
+    return {kind, options_.bits_per_key, FpRate(kind, options_.bits_per_key)};
   }
   // The populated levels: from the first (at most this file's level) to the
   // last (at least this level, and below it if this file is not the last
@@ -266,10 +356,20 @@ double LevelAllocator::BitsPerKey(const LevelHint& hint) const {
     last = std::max(last, hint.level + (hint.is_bottommost ? 0 : 1));
   }
   const int levels = last - first + 1;
-  const std::vector<double> plan = Plan(levels);
-  if (hint.level == 0) return plan[0];
+  const std::vector<Choice>& plan =
+      plans_->plans[std::clamp(levels, 1, kMaxLevels)];
+  // Deeper trees than kMaxLevels: their top levels take the plan's first.
+  const auto at = [&](int element) -> const Choice& {
+    const int shift = std::max(levels - kMaxLevels, 0);
+    return plan[element == 0 ? 0 : std::max(element - shift, 1)];
+  };
+  if (hint.level == 0) return at(0);
   // A bottommost file is the last probe of its keys, whatever its level.
-  return hint.is_bottommost ? plan[levels] : plan[hint.level - first + 1];
+  return hint.is_bottommost ? at(levels) : at(hint.level - first + 1);
+}
+
+double LevelAllocator::BitsPerKey(const LevelHint& hint) const {
+  return Choose(hint).bits_per_key;
 }
 
 double LevelAllocator::ExpectedFalseReads(
@@ -279,8 +379,7 @@ double LevelAllocator::ExpectedFalseReads(
                 options_.level_size_multiplier, options_.moved_fraction);
   double reads = 0;
   for (size_t j = 0; j < groups.size() && j < bits.size(); ++j) {
-    const double probes = groups[j].keys / groups[j].keys_per_probe;
-    reads += probes * ExactFpRate(bits[j]);
+    reads += groups[j].probes * BlockedFpRate(bits[j]);
   }
   return reads;
 }
@@ -293,6 +392,12 @@ std::vector<double> LevelAllocator::PlanKeys(int levels) const {
     keys.push_back(g.keys);
   }
   return keys;
+}
+
+std::vector<LevelAllocator::Group> LevelAllocator::ModelGroups(
+    int levels) const {
+  return ModelTree(std::clamp(levels, 1, kMaxLevels),
+                   options_.level_size_multiplier, options_.moved_fraction);
 }
 
 }  // namespace blockbloom

@@ -1,6 +1,7 @@
 // The RocksDB adapter: translates types and calls blockbloom::FilterPolicy.
 #include "blockbloom/rocksdb.h"
 
+#include <rocksdb/env.h>
 #include <rocksdb/table.h>
 
 #include <algorithm>
@@ -15,14 +16,21 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "blockbloom/format.h"
 #include "blockbloom/hash.h"
 #include "src/rocksdb/filter_bits.h"
+#include "src/rocksdb/learned_plan.h"
 #include "src/rocksdb/policy_id.h"
+#include "src/rocksdb/probe_counters.h"
 #include "src/rocksdb/test_hooks.h"
 
 namespace blockbloom {
 namespace {
+
+using internal::LearnedPlan;
+using internal::LevelObservation;
 
 std::atomic<uint64_t> batch_probe_calls{0};
 
@@ -36,16 +44,121 @@ std::atomic<bool> have_build_observer{false};
 
 std::string_view View(const rocksdb::Slice& s) { return {s.data(), s.size()}; }
 
+// The origin's group of a column family: 10 bits of its name's hash.
+int GroupOf(const std::string& column_family) {
+  return static_cast<int>(HashKey(column_family, 0) &
+                          static_cast<uint64_t>(FilterOrigin::kMaxGroup));
+}
+
+// Counter slots of a policy's range: kGroups column families (by the group
+// recorded in the blocks; more share the last) x kLevelSlots levels of
+// creation (the last: blocks without an origin, written before format 4.1).
+constexpr int kGroups = 8;
+constexpr int kLevelSlots = 16;
+constexpr int kUnknownLevel = kLevelSlots - 1;
+static_assert(kGroups * kLevelSlots <= internal::kSlotsPerRange);
+static_assert(LearnedPlan::kLevels <= kUnknownLevel);
+
+// What a policy and its readers share: the counters, the live filters by
+// level of creation, and the plans. Readers keep it alive (RocksDB may keep
+// a reader after the policy object is gone).
+class PolicyState {
+ public:
+  PolicyState() {
+    for (auto& a : keys_) a.store(0);
+    for (auto& a : bytes_) a.store(0);
+    for (auto& a : tables_) a.store(0);
+  }
+
+  // The dense index of an origin's group (a new one takes the next free
+  // index; the last is shared by the rest).
+  int DenseGroup(int group) {
+    std::lock_guard<std::mutex> lock(groups_mu_);
+    for (size_t i = 0; i < groups_.size(); ++i) {
+      if (groups_[i] == group) return static_cast<int>(i);
+    }
+    if (groups_.size() + 1 < kGroups) {
+      groups_.push_back(group);
+      return static_cast<int>(groups_.size() - 1);
+    }
+    return kGroups - 1;
+  }
+  // The groups seen, by dense index.
+  std::vector<int> Groups() {
+    std::lock_guard<std::mutex> lock(groups_mu_);
+    return groups_;
+  }
+  static int SlotIndex(int dense_group, int level) {
+    const int l =
+        level < 0 ? kUnknownLevel : std::min(level, LearnedPlan::kLevels - 1);
+    return dense_group * kLevelSlots + l;
+  }
+  int Slot(int index) const { return counters_.slot(index); }
+
+  void AddLive(int index, int64_t keys, int64_t bytes, int64_t tables) {
+    keys_[index].fetch_add(keys, std::memory_order_relaxed);
+    bytes_[index].fetch_add(bytes, std::memory_order_relaxed);
+    tables_[index].fetch_add(tables, std::memory_order_relaxed);
+  }
+
+  // By level of creation (LearnedPlan::kLevels; blocks without an origin
+  // are not in it): probes and positives since the policy was made, live
+  // keys, bytes and tables now.
+  std::vector<LevelObservation> Observe(int dense_group) const {
+    const std::vector<internal::ProbeCount> counts = counters_.Read();
+    std::vector<LevelObservation> out(LearnedPlan::kLevels);
+    for (int l = 0; l < LearnedPlan::kLevels; ++l) {
+      const int i = SlotIndex(dense_group, l);
+      out[l] = {counts[i].probes, counts[i].positives,
+                static_cast<uint64_t>(std::max<int64_t>(keys_[i].load(), 0)),
+                static_cast<uint64_t>(std::max<int64_t>(bytes_[i].load(), 0)),
+                static_cast<uint64_t>(std::max<int64_t>(tables_[i].load(), 0))};
+    }
+    return out;
+  }
+  // The same for the blocks without an origin (all groups).
+  LevelObservation ObserveUnknown() const {
+    const std::vector<internal::ProbeCount> counts = counters_.Read();
+    LevelObservation out;
+    for (int g = 0; g < kGroups; ++g) {
+      const int i = SlotIndex(g, -1);
+      out.probes += counts[i].probes;
+      out.positives += counts[i].positives;
+      out.keys += std::max<int64_t>(keys_[i].load(), 0);
+      out.bytes += std::max<int64_t>(bytes_[i].load(), 0);
+      out.tables += std::max<int64_t>(tables_[i].load(), 0);
+    }
+    return out;
+  }
+
+ private:
+  internal::CounterRange counters_;
+  std::mutex groups_mu_;
+  std::vector<int> groups_;
+  std::atomic<int64_t> keys_[kGroups * kLevelSlots];
+  std::atomic<int64_t> bytes_[kGroups * kLevelSlots];
+  std::atomic<int64_t> tables_[kGroups * kLevelSlots];
+};
+
 class Builder final : public rocksdb::FilterBitsBuilder {
  public:
   Builder(const blockbloom::FilterPolicy& policy, const LevelHint& hint,
-          bool verify, std::string column_family)
+          double bits_per_key, bool verify, std::string column_family)
       : policy_(policy),
-        builder_(policy.NewBuilder(hint)),
-        bits_per_key_(policy.BitsPerKey(hint)),
+        builder_(policy.NewBuilderWithBits(bits_per_key, policy.KindFor(hint))),
+        bits_per_key_(bits_per_key),
         verify_(verify),
         hint_(hint),
-        column_family_(std::move(column_family)) {}
+        column_family_(std::move(column_family)) {
+    // Where the table is written, for the readers' counters and for anyone
+    // who reads the block later (format 4.1).
+    if (hint.level >= 0) {
+      builder_.set_origin(
+          {.level = std::min(hint.level, FilterOrigin::kMaxLevel),
+           .bottommost = hint.is_bottommost,
+           .group = GroupOf(column_family_)});
+    }
+  }
 
   void AddKey(const rocksdb::Slice& key) override {
     if (!verify_ && !have_hash_hook.load(std::memory_order_relaxed)) {
@@ -135,10 +248,27 @@ class Builder final : public rocksdb::FilterBitsBuilder {
 
 class Reader final : public rocksdb::FilterBitsReader {
  public:
-  explicit Reader(Filter filter) : filter_(std::move(filter)) {}
+  // Counts its probes in `slot_index` of `state`'s range and its filter
+  // among the live ones there.
+  Reader(Filter filter, std::shared_ptr<PolicyState> state, int slot_index,
+         uint64_t bytes)
+      : filter_(std::move(filter)),
+        state_(std::move(state)),
+        slot_index_(slot_index),
+        slot_(state_->Slot(slot_index)),
+        bytes_(bytes) {
+    state_->AddLive(slot_index_, static_cast<int64_t>(filter_.num_keys()),
+                    static_cast<int64_t>(bytes_), 1);
+  }
+  ~Reader() override {
+    state_->AddLive(slot_index_, -static_cast<int64_t>(filter_.num_keys()),
+                    -static_cast<int64_t>(bytes_), -1);
+  }
 
   bool MayMatch(const rocksdb::Slice& key) override {
-    return filter_.MayContain(View(key));
+    const bool may = filter_.MayContain(View(key));
+    internal::CountProbe(slot_, may);
+    return may;
   }
 
   // MultiGet: up to 32 keys at a time.
@@ -152,17 +282,35 @@ class Reader final : public rocksdb::FilterBitsReader {
       filter_.MayContainBatch(absl::MakeConstSpan(views, n),
                               absl::MakeSpan(may_match + start, n));
     }
+    for (int i = 0; i < num_keys; ++i) {
+      internal::CountProbe(slot_, may_match[i]);
+    }
   }
 
  private:
   const Filter filter_;
+  const std::shared_ptr<PolicyState> state_;
+  const int slot_index_;
+  const int slot_;
+  const uint64_t bytes_;
 };
 
 class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
  public:
   explicit RocksDBFilterPolicy(blockbloom::FilterPolicy policy)
       : policy_(std::move(policy)),
-        id_(internal::RocksDBPolicyId(policy_.options())) {}
+        id_(internal::RocksDBPolicyId(policy_.options())),
+        state_(std::make_shared<PolicyState>()) {
+    if (policy_.options().level_aware) {
+      LevelAllocator::Options level;
+      level.bits_per_key = policy_.options().bits_per_key;
+      level.level_size_multiplier = policy_.options().level_size_multiplier;
+      level.moved_fraction = policy_.options().level_moved_fraction;
+      // FilterPolicy::Create validated the same options.
+      allocator_ =
+          std::make_unique<LevelAllocator>(*LevelAllocator::Create(level));
+    }
+  }
 
   static const char* kClassName() {
     return blockbloom::FilterPolicy::kName.data();
@@ -179,7 +327,7 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
   rocksdb::FilterBitsBuilder* GetBuilderWithContext(
       const rocksdb::FilterBuildingContext& context) const override {
     const LevelHint hint = HintFor(context);
-    return new Builder(policy_, hint,
+    return new Builder(policy_, hint, BitsFor(hint, context),
                        context.table_options.detect_filter_construct_corruption,
                        context.column_family_name);
   }
@@ -188,10 +336,101 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
   // same cache entry), so the filter is probed in place.
   rocksdb::FilterBitsReader* GetFilterBitsReader(
       const rocksdb::Slice& contents) const override {
-    return new Reader(policy_.NewReader(AsBytes(View(contents))));
+    const absl::Span<const uint8_t> bytes = AsBytes(View(contents));
+    // The origin from the footer alone (the filter's own open verifies the
+    // checksum); blocks without one count as of unknown level.
+    ReadOptions footer_only;
+    footer_only.verify_checksum = false;
+    footer_only.seed = policy_.options().seed;
+    const absl::StatusOr<FilterInfo> info = InspectFilter(bytes, footer_only);
+    int index = PolicyState::SlotIndex(0, -1);
+    if (info.ok() && info->origin.recorded()) {
+      index = PolicyState::SlotIndex(state_->DenseGroup(info->origin.group),
+                                     info->origin.level);
+    }
+    return new Reader(policy_.NewReader(bytes), state_, index, contents.size());
   }
 
   const blockbloom::FilterPolicy& policy() const { return policy_; }
+
+  // The report of RocksDBFilterReport.
+  std::vector<RocksDBLevelReport> Report() const {
+    std::vector<RocksDBLevelReport> out;
+    std::lock_guard<std::mutex> lock(mutex_);
+    // Every group seen, by dense index: named if this process built its
+    // tables (a reader-only process, such as `blockbloom rocksdb`, names
+    // them from the OPTIONS file with RocksDBColumnFamilyGroup).
+    std::map<std::string, int> names, group_of;
+    const std::vector<int> groups = state_->Groups();
+    for (size_t i = 0; i < groups.size(); ++i) {
+      std::string name = absl::StrCat("group ", groups[i]);
+      for (const auto& [cf, depth] : depth_) {
+        (void)depth;
+        if (GroupOf(cf) == groups[i]) name = cf;
+      }
+      names[name] = static_cast<int>(i);
+      group_of[name] = groups[i];
+    }
+    for (const auto& [cf, depth] : depth_) {
+      (void)depth;
+      if (names.count(cf) == 0) {
+        names[cf] = state_->DenseGroup(GroupOf(cf));
+        group_of[cf] = GroupOf(cf);
+      }
+    }
+    const auto add = [&](const std::string& cf, int level,
+                         const LevelObservation& o, double bits,
+                         double planned_fpr, const char* source) {
+      RocksDBLevelReport r;
+      r.column_family = cf;
+      r.group = cf.empty() ? -1 : group_of[cf];
+      r.level = level;
+      r.kind = "blocked";
+      r.bits_per_key = bits;
+      r.planned_fp_rate = planned_fpr;
+      r.plan = source;
+      r.tables = o.tables;
+      r.keys = o.keys;
+      r.filter_bytes = o.bytes;
+      r.probes = o.probes;
+      r.positives = o.positives;
+      out.push_back(r);
+    };
+    for (const auto& [name, dense] : names) {
+      const std::vector<LevelObservation> observed = state_->Observe(dense);
+      const auto plan = plans_.find(name);
+      const auto known = depth_.find(name);
+      const Depth depth = known != depth_.end() ? known->second : Depth{};
+      for (int l = 0; l < LearnedPlan::kLevels; ++l) {
+        const LevelObservation& o = observed[l];
+        const bool in_tree =
+            l == 0 || (depth.first > 0 && l >= depth.first && l <= depth.last);
+        if (!in_tree && o.tables == 0 && o.probes == 0) continue;
+        if (plan != plans_.end()) {
+          const LevelAllocator::Choice c = plan->second->ChoiceFor(l);
+          add(name, l, o, c.bits_per_key, c.fp_rate, "learned");
+        } else if (allocator_) {
+          LevelHint hint;
+          hint.level = l;
+          hint.first_level = depth.first > 0 ? depth.first : -1;
+          hint.last_level = depth.last > 0 ? depth.last : -1;
+          const LevelAllocator::Choice c = allocator_->Choose(hint);
+          // A learned policy that has built nothing in this process (e.g.
+          // `blockbloom rocksdb`): its plan is still the prior, the model.
+          add(name, l, o, c.bits_per_key, c.fp_rate,
+              policy_.options().level_learned ? "prior" : "model");
+        } else {
+          add(name, l, o, policy_.options().bits_per_key,
+              BlockedFpRate(policy_.options().bits_per_key), "uniform");
+        }
+      }
+    }
+    const LevelObservation unknown = state_->ObserveUnknown();
+    if (unknown.tables > 0 || unknown.probes > 0) {
+      add("", -1, unknown, 0, 0, "unknown origin");
+    }
+    return out;
+  }
 
  private:
   // The level hint for a table, and what it teaches about the tree. The
@@ -242,6 +481,38 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
     return hint;
   }
 
+  // The bits/key of a new table: the learned plan's (updated first from the
+  // counters), the model's, or the budget.
+  double BitsFor(const LevelHint& hint,
+                 const rocksdb::FilterBuildingContext& context) const {
+    if (!allocator_ || !policy_.options().level_learned ||
+        hint.compaction != LevelHint::Compaction::kLeveled || hint.level < 0) {
+      return policy_.BitsPerKey(hint);
+    }
+    const std::string& cf = context.column_family_name;
+    const int dense = state_->DenseGroup(GroupOf(cf));
+    const std::vector<LevelObservation> observed = state_->Observe(dense);
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::unique_ptr<LearnedPlan>& plan = plans_[cf];
+    if (!plan) {
+      LearnedPlan::Options o;
+      o.budget = policy_.options().bits_per_key;
+      plan = std::make_unique<LearnedPlan>(*allocator_, o);
+    }
+    const Depth& depth = depth_[cf];
+    const int first = depth.first > 0 ? depth.first : 1;
+    const int last = std::max(depth.last, first);
+    if (plan->Update(observed, first, last) && context.info_log != nullptr) {
+      // One line per change: what the plan is now, and why (the probes).
+      rocksdb::Log(rocksdb::InfoLogLevel::INFO_LEVEL, context.info_log,
+                   "[%s] blockbloom learned filter plan, update %d "
+                   "(levels %d..%d):\n%s",
+                   cf.c_str(), plan->updates(), first, last,
+                   plan->Describe().c_str());
+    }
+    return plan->ChoiceFor(hint.level).bits_per_key;
+  }
+
   struct Depth {
     int first = 0;  // shallowest populated level below L0 seen; 0: none yet
     int last = 0;   // deepest level data is known to reach; 0: none yet
@@ -251,6 +522,10 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
   const std::string id_;
   mutable std::mutex mutex_;
   mutable std::map<std::string, Depth> depth_;  // by column family name
+  const std::shared_ptr<PolicyState> state_;
+  std::unique_ptr<const LevelAllocator> allocator_;  // when level_aware
+  // By column family name, when level_learned.
+  mutable std::map<std::string, std::unique_ptr<LearnedPlan>> plans_;
 };
 
 // The ObjectLibrary factory: any id that starts with "blockbloom.v1".
@@ -331,6 +606,38 @@ void RegisterRocksDBFilterPolicy() {
   std::call_once(once, [] {
     AddRocksDBFilterPolicyFactory(*rocksdb::ObjectLibrary::Default(), "");
   });
+}
+
+int RocksDBColumnFamilyGroup(const std::string& column_family) {
+  return GroupOf(column_family);
+}
+
+std::vector<RocksDBLevelReport> RocksDBFilterReport(
+    const rocksdb::FilterPolicy* policy) {
+  const auto* ours = dynamic_cast<const RocksDBFilterPolicy*>(policy);
+  return ours ? ours->Report() : std::vector<RocksDBLevelReport>{};
+}
+
+std::string RocksDBFilterReportText(const rocksdb::FilterPolicy* policy,
+                                    uint64_t gets) {
+  std::string out;
+  for (const RocksDBLevelReport& r : RocksDBFilterReport(policy)) {
+    const double per_get =
+        gets > 0 ? static_cast<double>(r.probes) / static_cast<double>(gets)
+                 : 0;
+    const double rate = r.probes > 0 ? static_cast<double>(r.positives) /
+                                           static_cast<double>(r.probes)
+                                     : 0;
+    absl::StrAppendFormat(
+        &out,
+        "cf=%s level=%d plan=%s kind=%s bits_per_key=%.2f planned_fpr=%.3g "
+        "tables=%u keys=%u filter_bytes=%u probes=%u probes_per_get=%.3f "
+        "positive_rate=%.4g\n",
+        r.column_family.empty() ? "-" : r.column_family, r.level, r.plan,
+        r.kind, r.bits_per_key, r.planned_fp_rate, r.tables, r.keys,
+        r.filter_bytes, r.probes, per_get, rate);
+  }
+  return out;
 }
 
 const FilterPolicy::Options* RocksDBFilterPolicyOptions(

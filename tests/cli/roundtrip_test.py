@@ -250,6 +250,16 @@ class GoldenTest(CliTestCase):
                                  {"queried": n, "may_contain": n})
                 self.assertEqual(self.count(f, absent)["may_contain"],
                                  absent_positives)
+        # Format 4.1: the origin an engine recorded (the RocksDB adapter's
+        # level of creation and column family group), in JSON and text.
+        f = os.path.join(cli_support.TESTDATA, "full_5000keys_origin.bbf")
+        info = self.info(f)
+        self.assertEqual((info["minor_version"], info["origin_level"],
+                          info["origin_bottommost"], info["origin_group"]),
+                         (1, 3, True, 517))
+        self.assertIn("origin:", self.check_run(["info", f]).stdout.decode())
+        self.assertIsNone(self.info(os.path.join(
+            cli_support.TESTDATA, "full_5000keys.bbf"))["origin_level"])
         # docs/FORMAT.md's example: 1 block of 7-bit lanes, k = 7.
         info = self.info(os.path.join(cli_support.TESTDATA,
                                       "full_10keys_narrow.bbf"))

@@ -46,6 +46,8 @@ struct Golden {
   bool read_only = false;
   // Built with FilterOptions::kind = kRibbon (the ribbon encoding).
   bool ribbon = false;
+  // Written with this origin (format 4.1, full encoding): checked when read.
+  FilterOrigin origin = {};
 };
 
 // The cases, documented in tests/testdata/README.md.
@@ -61,6 +63,20 @@ const Golden kGolden[] = {
      84},
     {"full_2000keys_sparse_zstd.bbf", 2000, 100, 99, Encoding::kFull,
      Compression::kZstd, 0},
+    // Format 4.1: the full encoding with the origin its writer recorded (the
+    // RocksDB adapter's learned plan): the bits of full_5000keys.bbf, minor
+    // version 1, bytes 46-47 of the footer.
+    {"full_5000keys_origin.bbf",
+     5000,
+     10,
+     0,
+     Encoding::kAuto,
+     Compression::kNone,
+     84,
+     kNotExactSize,
+     false,
+     false,
+     {.level = 3, .bottommost = true, .group = 517}},
     // The in-place encoding (what the LevelDB adapter writes by default):
     // a one-block Bloom filter and a one-byte tag.
     {"inplace_37keys.bbf", 37, 10, 0, Encoding::kAuto, Compression::kNone, 53,
@@ -121,6 +137,7 @@ std::string BuildBlock(const Golden& g) {
   write.encoding = g.encoding;
   write.compression = g.compression;
   write.zstd_level = 3;
+  write.origin = g.origin;
   return *SerializeFilter(*builder.Finish(), write);
 }
 
@@ -175,6 +192,9 @@ TEST_P(GoldenTest, RebuildsByteForByteAndAnswersAsPinned) {
       g.file, stored.size(), filter->num_probes(), filter->lane_bits(),
       filter->set_low_bits(), positives);
   EXPECT_EQ(positives, g.absent_positives);
+  const FilterInfo info = *InspectFilter(AsBytes(stored), read);
+  EXPECT_EQ(info.origin, g.origin) << g.file;
+  EXPECT_EQ(info.minor_version, g.origin.recorded() ? 1 : 0) << g.file;
   // What an engine's exact-size policy answers for the block, in either mode:
   // the in-place probe of the caller's bytes (src/exact_size/in_place.h) for
   // in-place blocks, the verified, cached copy for every other encoding, as

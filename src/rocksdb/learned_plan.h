@@ -1,0 +1,120 @@
+// The learned plan of one column family: the kind and bits/key of the tables
+// written at each level, from what the adapter's readers observed
+// (src/rocksdb/probe_counters.h) instead of the tree model alone
+// (docs/LEVELS.md, "The learned plan").
+//
+// Each level of creation l is one group of LevelAllocator::Optimize:
+//   keys_l   = the model tree's keys written at l (its groups for the
+//              populated levels first..last, as in the model plan): the
+//              live keys of a growing tree are transient, and a plan on
+//              them overspent (the keys observed are in the report);
+//   probes_l = prior_l + smoothed_l: the model's probes of l (the prior,
+//              worth Options::prior_probes probes in all) plus the probes
+//              of those filters observed since the plan began, forgotten
+//              with a half-life of Options::half_life_probes probes so
+//              that the plan follows a changing workload.
+// Before anything is observed the plan IS the model's (the prior alone, over
+// the model's keys); the more probes are seen, the less the prior weighs.
+// The memory budget holds over the model's keys: sum_l keys_l * bits_l =
+// budget * sum_l keys_l (Optimize), and the budget given to Optimize is
+// corrected by what the live filters really take (Options::feedback_keys):
+// tables built under earlier plans, when the tree was shaped otherwise,
+// and each block's footer are then paid for by the next tables. Every table's
+// filter records its own shape, so a plan change, a reopen or a lost plan never
+// makes a table unreadable (no false negatives): the plan only decides NEW
+// tables' bits.
+#ifndef BLOCKBLOOM_SRC_ROCKSDB_LEARNED_PLAN_H_
+#define BLOCKBLOOM_SRC_ROCKSDB_LEARNED_PLAN_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "blockbloom/level_allocation.h"
+
+namespace blockbloom::internal {
+
+// What was observed of the filters written at one level, cumulative since
+// the plan began (probes, positives) or as of now (keys, bytes, tables).
+struct LevelObservation {
+  uint64_t probes = 0;
+  uint64_t positives = 0;
+  uint64_t keys = 0;
+  uint64_t bytes = 0;
+  uint64_t tables = 0;
+};
+
+class LearnedPlan {
+ public:
+  // Levels 0 .. kLevels - 1 (deeper ones are planned as the deepest).
+  static constexpr int kLevels = 15;
+  struct Options {
+    double budget = 10;  // bits/key, the average over the live keys
+    // What the model prior weighs, in probes.
+    double prior_probes = 4096;
+    // Observations this many probes old count half.
+    double half_life_probes = 200'000;
+    // An update with fewer new probes than this keeps the plan.
+    uint64_t min_new_probes = 1000;
+    // A change of bits/key smaller than this is not a change (logged).
+    double min_change = 0.5;
+    // Feedback on the memory actually spent: once the live filters hold at
+    // least this many keys, the budget given to the optimizer is scaled so
+    // that their real average (footers, rounding and tables built under
+    // earlier plans included) comes back to `budget`. 0 (the default): no
+    // feedback. Off because a growing tree's live average is transient: L0
+    // and the upper levels at many bits/key hold a large share of the keys
+    // while the tree grows, so the feedback cut the last level's bits
+    // (6.2 bits/key, 7.4 on average against a budget of 10, in
+    // bench/rocksdb/level_tree_bench).
+    uint64_t feedback_keys = 0;
+  };
+  struct Entry {
+    LevelAllocator::Choice choice;
+    double probes = 0;         // smoothed observed probes (without the prior)
+    double prior = 0;          // the prior's probes
+    uint64_t keys = 0;         // live keys written here
+    double smoothed_keys = 0;  // what the plan used
+    uint64_t bytes = 0;        // live filter bytes written here
+    uint64_t tables = 0;
+    uint64_t total_probes = 0;  // since the plan began
+    uint64_t total_positives = 0;
+  };
+
+  LearnedPlan(const LevelAllocator& allocator, const Options& options);
+
+  // Takes the observations by level of creation (kLevels elements,
+  // cumulative probes and positives) and the populated levels known
+  // (first..last, >= 1; the model prior's tree). Returns true if the plan
+  // changed by more than min_change (or the kind) at some level.
+  bool Update(const std::vector<LevelObservation>& observed, int first,
+              int last);
+
+  // The choice for a table written at `level` (clamped to kLevels - 1).
+  LevelAllocator::Choice ChoiceFor(int level) const;
+  const std::vector<Entry>& entries() const { return entries_; }
+  int updates() const { return updates_; }
+  int first() const { return first_; }
+  // What the optimizer was last given for `budget` (the feedback's scale).
+  double effective_budget() const { return options_.budget * scale_; }
+  int last() const { return last_; }
+
+  // One line per level with tables or a plan: level, kind, bits/key, keys,
+  // observed probes, positive rate; for logs and the report.
+  std::string Describe() const;
+
+ private:
+  LevelAllocator allocator_;
+  Options options_;
+  std::vector<Entry> entries_;
+  std::vector<uint64_t> seen_probes_;  // cumulative, at the last update
+  std::vector<uint64_t> seen_positives_;
+  int first_ = 1, last_ = 1;
+  int updates_ = 0;
+  double scale_ = 1;
+  bool have_keys_ = false;  // smoothed_keys hold observations
+};
+
+}  // namespace blockbloom::internal
+
+#endif  // BLOCKBLOOM_SRC_ROCKSDB_LEARNED_PLAN_H_

@@ -1,0 +1,102 @@
+// Probe counters of the RocksDB adapter's readers: how many times the
+// filters of each (column family, level of creation) were probed and how
+// many answered "may match". The learned plan (src/rocksdb/learned_plan.h)
+// spends bits where the probes are.
+//
+// The probe path must stay cheap (issue 33: at most 1 ns or 2% per probe)
+// and must not share a cache line between threads: a counter shared by the
+// readers of one table would bounce between cores on every Get. So
+//  - probes are SAMPLED: a thread-local countdown, decremented by each probe
+//    (five instructions: load, decrement and store a thread-local word,
+//    test, branch),
+//    lets about one probe in kSampleEvery through, at random intervals of
+//    1 .. 2 kSampleEvery - 1 (so that no periodic pattern of probes, such as
+//    a fixed number of filters per Get, is sampled at one phase only); a
+//    sampled probe counts kSampleEvery probes, and kSampleEvery positives
+//    if it answered "may match". Counting every probe took 10 instructions
+//    per probe (bench/rocksdb/counter_cost; docs/BENCHMARKS.md);
+//  - each thread counts in a block of its own (plain adds of relaxed
+//    atomics, no read-modify-write instruction), and a reader of the counts
+//    sums the blocks of every live thread plus what exited threads left.
+// Counts are estimates (about +-sqrt(kSampleEvery * n) for n probes) and a
+// count read while a thread adds may miss its last sample: the plan only
+// needs ratios of thousands of probes.
+//
+// Slots: the process has kSlots of them, handed out in ranges of
+// kSlotsPerRange to each policy (CounterRange) and taken back when the
+// policy and all its readers are gone. The next owner of a range starts from
+// the counts it finds (a baseline), so nothing needs to be zeroed in other
+// threads' blocks.
+#ifndef BLOCKBLOOM_SRC_ROCKSDB_PROBE_COUNTERS_H_
+#define BLOCKBLOOM_SRC_ROCKSDB_PROBE_COUNTERS_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace blockbloom::internal {
+
+struct ProbeCount {
+  uint64_t probes = 0;
+  uint64_t positives = 0;
+};
+
+// A counter pair in a thread's block: written by that thread only.
+struct alignas(16) ProbeSlot {
+  std::atomic<uint64_t> probes{0};
+  std::atomic<uint64_t> positives{0};
+};
+
+inline constexpr int kSlotsPerRange = 128;
+inline constexpr int kRanges = 32;
+inline constexpr int kSlots = kSlotsPerRange * kRanges;  // 64 KiB per thread
+
+inline constexpr int kSampleEvery = 32;
+
+// This thread's block (kSlots slots), created on first use.
+ProbeSlot* NewThreadProbeBlock();
+inline thread_local ProbeSlot* thread_probe_block = nullptr;
+// Probes until the next sample (0 on a new thread: its first probe is one).
+inline thread_local uint32_t thread_probe_countdown = 0;
+// The sampled probe: counts it, draws the next interval.
+void CountSampledProbe(int slot, bool positive);
+
+// The probe path: one probe of the filter counted in `slot`.
+inline void CountProbe(int slot, bool positive) {
+  if (__builtin_expect(thread_probe_countdown-- != 0, 1)) return;
+  CountSampledProbe(slot, positive);
+}
+
+// For tests: every probe sampled (true) or kSampleEvery (false), in this
+// thread.
+void SampleEveryProbeForTest(bool every);
+
+// The counts of slots [first, first + n) summed over every thread.
+std::vector<ProbeCount> SumProbeSlots(int first, int n);
+
+// A policy's range of kSlotsPerRange slots. If all ranges are taken (more
+// than kRanges live policies), the policy counts nothing: valid() is false
+// and its readers count into a shared scrap range whose counts nobody reads.
+class CounterRange {
+ public:
+  CounterRange();
+  ~CounterRange();
+  CounterRange(const CounterRange&) = delete;
+  CounterRange& operator=(const CounterRange&) = delete;
+
+  bool valid() const { return range_ >= 0; }
+  // The process-wide slot of this range's slot `i` (0 .. kSlotsPerRange-1).
+  int slot(int i) const { return first_ + i; }
+  // Counts since this range was taken.
+  std::vector<ProbeCount> Read() const;
+
+ private:
+  int range_;  // -1: none left
+  int first_;
+  std::vector<ProbeCount> baseline_;
+};
+
+}  // namespace blockbloom::internal
+
+#endif  // BLOCKBLOOM_SRC_ROCKSDB_PROBE_COUNTERS_H_

@@ -1,0 +1,237 @@
+// The learned plan (src/rocksdb/learned_plan.h) and the probe counters
+// (src/rocksdb/probe_counters.h), without a DB: the prior is the model's
+// plan, the budget holds over the live keys, the plan follows the probes and
+// adapts when they move, and the counters sum every thread's probes.
+#include "src/rocksdb/learned_plan.h"
+
+#include <cmath>
+#include <thread>
+#include <vector>
+
+#include "blockbloom/level_allocation.h"
+#include "gtest/gtest.h"
+#include "src/rocksdb/probe_counters.h"
+
+namespace blockbloom::internal {
+namespace {
+
+LevelAllocator Allocator(double bits) {
+  LevelAllocator::Options o;
+  o.bits_per_key = bits;
+  return *LevelAllocator::Create(o);
+}
+
+// A 4-level tree (levels 1..4) with keys as in the model, T = 10.
+std::vector<LevelObservation> Tree() {
+  std::vector<LevelObservation> t(LearnedPlan::kLevels);
+  t[0].keys = 2'500;
+  t[1].keys = 1'000;
+  t[2].keys = 10'000;
+  t[3].keys = 100'000;
+  t[4].keys = 1'000'000;
+  for (int l = 0; l <= 4; ++l) t[l].tables = 1;
+  return t;  // no bytes: no feedback
+}
+
+double Spent(const LearnedPlan& plan, const std::vector<LevelObservation>& t) {
+  double bits = 0, keys = 0;
+  for (int l = 0; l < LearnedPlan::kLevels; ++l) {
+    bits += t[l].keys * plan.ChoiceFor(l).bits_per_key;
+    keys += t[l].keys;
+  }
+  return bits / keys;
+}
+
+// The same over the model tree's keys of the plan's levels (what the plan
+// budgets: the live keys of a growing tree are transient).
+double SpentOnModel(const LevelAllocator& alloc, const LearnedPlan& plan) {
+  const std::vector<LevelAllocator::Group> groups =
+      alloc.ModelGroups(plan.last() - plan.first() + 1);
+  double bits = 0, keys = 0;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const int level = i == 0 ? 0 : plan.first() + static_cast<int>(i) - 1;
+    bits += groups[i].keys * plan.ChoiceFor(level).bits_per_key;
+    keys += groups[i].keys;
+  }
+  return bits / keys;
+}
+
+TEST(LearnedPlanTest, BeforeAnyProbeThePlanIsTheModels) {
+  const LevelAllocator alloc = Allocator(10);
+  LearnedPlan plan(alloc, {});
+  std::vector<LevelObservation> nothing(LearnedPlan::kLevels);
+  plan.Update(nothing, 1, 4);
+  const std::vector<double> model = alloc.Plan(4);
+  for (int l = 0; l <= 4; ++l) {
+    EXPECT_NEAR(plan.ChoiceFor(l).bits_per_key, model[l], 0.05) << "L" << l;
+  }
+}
+
+TEST(LearnedPlanTest, SpendsExactlyTheBudgetOverTheModelsKeys) {
+  for (double budget : {4.0, 10.0, 16.0}) {
+    LearnedPlan::Options o;
+    o.budget = budget;
+    const LevelAllocator alloc = Allocator(budget);
+    LearnedPlan plan(alloc, o);
+    std::vector<LevelObservation> t = Tree();
+    // Skewed probes: the upper levels answer most Gets.
+    const uint64_t probes[] = {40'000, 30'000, 20'000, 5'000, 1'000};
+    for (int l = 0; l <= 4; ++l) t[l].probes = probes[l];
+    plan.Update(t, 1, 4);
+    EXPECT_NEAR(SpentOnModel(alloc, plan), budget, 1e-6) << budget;
+  }
+}
+
+// Observed in a RocksDB tree (bench/rocksdb/level_tree_bench): no live L0
+// table but many L0 probes, the levels 3..6.
+TEST(LearnedPlanTest, BudgetHoldsInAnObservedTree) {
+  LearnedPlan::Options o;
+  o.feedback_keys = 0;  // the plan itself, not the correction
+  const LevelAllocator alloc = Allocator(10);
+  LearnedPlan plan(alloc, o);
+  std::vector<LevelObservation> t(LearnedPlan::kLevels);
+  t[0] = {424921, 1117, 0, 0, 0};
+  t[3] = {50040, 5059, 7841, 9990, 14};
+  t[4] = {26596, 4231, 14202, 17544, 16};
+  t[5] = {24739, 2324, 3899, 5600, 4};
+  t[6] = {98541, 36737, 274058, 638686, 505};
+  plan.Update(t, 3, 6);
+  EXPECT_NEAR(SpentOnModel(alloc, plan), 10, 1e-6) << plan.Describe();
+}
+
+TEST(LearnedPlanTest, FeedbackBringsTheRealAverageBackToTheBudget) {
+  LearnedPlan::Options o;
+  o.feedback_keys = 10'000;
+  LearnedPlan plan(Allocator(10), o);
+  std::vector<LevelObservation> t = Tree();
+  for (int l = 0; l <= 4; ++l) t[l].probes = 10'000;
+  plan.Update(t, 1, 4);
+  const double planned = Spent(plan, t);
+  // The live filters take 12 bits/key (older plans, footers): the next
+  // plans aim lower, update after update, until the real average is 10.
+  double real = 12;
+  for (int i = 0; i < 30; ++i) {
+    for (int l = 0; l <= 4; ++l) {
+      t[l].bytes = static_cast<uint64_t>(t[l].keys * real / 8);
+      t[l].probes += 10'000;
+    }
+    plan.Update(t, 1, 4);
+    // The filters are rebuilt under the plan, with 2 bits/key of overhead.
+    real = Spent(plan, t) + 2;
+  }
+  EXPECT_LT(Spent(plan, t), planned - 1.5);
+  EXPECT_NEAR(real, 10, 0.2);
+}
+
+TEST(LearnedPlanTest, BitsFollowTheProbes) {
+  const LevelAllocator alloc = Allocator(10);
+  LearnedPlan model(alloc, {}), learned(alloc, {});
+  std::vector<LevelObservation> t = Tree();
+  model.Update(t, 1, 4);
+  // Every Get is answered by level 1: nothing below it is ever probed.
+  t[0].probes = 200'000;
+  t[1].probes = 100'000;
+  learned.Update(t, 1, 4);
+  EXPECT_GT(learned.ChoiceFor(1).bits_per_key,
+            model.ChoiceFor(1).bits_per_key + 3);
+  EXPECT_LT(learned.ChoiceFor(4).bits_per_key, model.ChoiceFor(4).bits_per_key);
+  // Lower expected false reads for the probes observed, at the same memory.
+  std::vector<LevelAllocator::Group> groups;
+  std::vector<LevelAllocator::Choice> a, b;
+  for (int l = 0; l <= 4; ++l) {
+    groups.push_back({.level = l,
+                      .keys = static_cast<double>(t[l].keys),
+                      .probes = static_cast<double>(t[l].probes)});
+    a.push_back(model.ChoiceFor(l));
+    b.push_back(learned.ChoiceFor(l));
+  }
+  EXPECT_LT(alloc.ExpectedCost(groups, b), alloc.ExpectedCost(groups, a));
+}
+
+TEST(LearnedPlanTest, AdaptsWhenTheWorkloadMoves) {
+  LearnedPlan plan(Allocator(10), {});
+  std::vector<LevelObservation> t = Tree();
+  t[1].probes = 100'000;
+  EXPECT_TRUE(plan.Update(t, 1, 4));
+  const double hot_first = plan.ChoiceFor(1).bits_per_key;
+  // Too few new probes: the plan stays.
+  t[4].probes += 10;
+  EXPECT_FALSE(plan.Update(t, 1, 4));
+  // The probes move to the last level, update after update.
+  bool changed = false;
+  for (int i = 0; i < 8; ++i) {
+    for (int l = 0; l <= 4; ++l) t[l].probes += 100'000;
+    changed = plan.Update(t, 1, 4) || changed;
+  }
+  EXPECT_TRUE(changed);
+  EXPECT_LT(plan.ChoiceFor(1).bits_per_key, hot_first - 3);
+}
+
+TEST(LearnedPlanTest, DescribesEveryLevelOfTheTree) {
+  LearnedPlan plan(Allocator(10), {});
+  plan.Update(Tree(), 1, 4);
+  const std::string text = plan.Describe();
+  for (const char* level : {"L0 ", "L1 ", "L2 ", "L3 ", "L4 "}) {
+    EXPECT_NE(text.find(level), std::string::npos) << text;
+  }
+  EXPECT_NE(text.find("kind=blocked"), std::string::npos);
+}
+
+TEST(ProbeCountersTest, SumEveryThreadsProbesFromABaseline) {
+  CounterRange range;
+  ASSERT_TRUE(range.valid());
+  const int slot = range.slot(3);
+  SampleEveryProbeForTest(true);
+  for (int i = 0; i < 1000; ++i) CountProbe(slot, i % 4 == 0);
+  std::thread other([&] {
+    SampleEveryProbeForTest(true);
+    for (int i = 0; i < 500; ++i) CountProbe(slot, true);
+  });
+  other.join();  // its counts survive its exit
+  std::vector<ProbeCount> counts = range.Read();
+  EXPECT_EQ(counts[3].probes, 1500u);
+  EXPECT_EQ(counts[3].positives, 750u);
+  EXPECT_EQ(counts[2].probes, 0u);
+  // A later owner of the range starts from zero.
+  {
+    CounterRange second;
+    for (int i = 0; i < 7; ++i) CountProbe(second.slot(0), false);
+    EXPECT_EQ(second.Read()[0].probes, 7u);
+  }
+  CounterRange third;
+  EXPECT_EQ(third.Read()[0].probes, 0u);
+  SampleEveryProbeForTest(false);
+}
+
+// Sampled (the default): about one probe in kSampleEvery, at random
+// intervals, so that even a pattern of period kSampleEvery is estimated
+// without bias.
+TEST(ProbeCountersTest, SamplesEstimateCountsAndPatterns) {
+  CounterRange range;
+  SampleEveryProbeForTest(false);
+  constexpr int kProbes = 4'000'000;
+  for (int i = 0; i < kProbes; ++i) {
+    CountProbe(range.slot(i % kSampleEvery == 0 ? 0 : 1), i % 2 == 0);
+  }
+  const std::vector<ProbeCount> c = range.Read();
+  EXPECT_NEAR(c[0].probes, kProbes / kSampleEvery,
+              0.08 * kProbes / kSampleEvery);
+  EXPECT_NEAR(c[0].positives, kProbes / kSampleEvery,
+              0.08 * kProbes / kSampleEvery);
+  EXPECT_NEAR(c[1].probes, kProbes * (1 - 1.0 / kSampleEvery), 0.02 * kProbes);
+  EXPECT_NEAR(c[1].positives, kProbes * (0.5 - 1.0 / kSampleEvery),
+              0.02 * kProbes);
+}
+
+TEST(ProbeCountersTest, RangesRunOutGracefully) {
+  std::vector<std::unique_ptr<CounterRange>> ranges;
+  for (int i = 0; i < kRanges + 2; ++i) {
+    ranges.push_back(std::make_unique<CounterRange>());
+  }
+  EXPECT_FALSE(ranges.back()->valid());
+  CountProbe(ranges.back()->slot(0), true);  // counted into the scrap range
+  EXPECT_EQ(ranges.back()->Read()[0].probes, 0u);
+}
+
+}  // namespace
+}  // namespace blockbloom::internal

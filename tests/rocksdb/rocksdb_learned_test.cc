@@ -1,0 +1,195 @@
+// The RocksDB adapter's origin, counters and learned plan in a real DB:
+// every block it writes records its level and column family (format 4.1),
+// old blocks without one still read, the readers count their probes by level
+// of creation, and a DB planned by learning has no false negatives, also
+// when reopened by a policy that remembers nothing.
+#include <rocksdb/db.h>
+#include <rocksdb/options.h>
+#include <rocksdb/table.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "blockbloom/filter.h"
+#include "blockbloom/format.h"
+#include "blockbloom/rocksdb.h"
+#include "gtest/gtest.h"
+#include "src/rocksdb/filter_bits.h"
+#include "src/rocksdb/probe_counters.h"
+#include "tests/rocksdb/rocksdb_compactions.h"
+#include "tests/rocksdb/rocksdb_test_util.h"
+
+namespace blockbloom {
+namespace {
+
+using internal::WaitForCompactions;
+using testing::CheckGets;
+using testing::OpenDB;
+using testing::PresentKey;
+using testing::ScratchDir;
+using testing::ValueFor;
+
+std::shared_ptr<const rocksdb::FilterPolicy> Policy(bool learned) {
+  FilterPolicy::Options o;
+  o.bits_per_key = 10;
+  o.level_aware = true;
+  o.level_learned = learned;
+  return *NewRocksDBFilterPolicy(o);
+}
+
+rocksdb::Options SmallTree(std::shared_ptr<const rocksdb::FilterPolicy> p) {
+  rocksdb::Options o = testing::OptionsWith(std::move(p));
+  o.compression = rocksdb::kNoCompression;
+  o.write_buffer_size = 64 << 10;
+  o.max_bytes_for_level_base = 64 << 10;
+  o.target_file_size_base = 64 << 10;
+  o.level_compaction_dynamic_level_bytes = true;
+  o.max_background_jobs = 2;
+  o.max_open_files = -1;  // every table (and filter) open
+  return o;
+}
+
+void Load(rocksdb::DB* db, int n) {
+  for (int j = 0; j < n; ++j) {
+    const int i = static_cast<int>(j * 7919LL % n);
+    ASSERT_TRUE(
+        db->Put(rocksdb::WriteOptions(), PresentKey(i), ValueFor(i)).ok());
+  }
+  ASSERT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
+  WaitForCompactions(db);
+}
+
+std::string Block(const FilterOrigin& origin, int keys) {
+  FilterOptions options;
+  options.bits_per_key = 10;
+  FilterBuilder builder = *FilterBuilder::Create(options);
+  for (int i = 0; i < keys; ++i) builder.Add(absl::StrCat("k", i));
+  WriteOptions write;
+  write.origin = origin;
+  return *SerializeFilter(*builder.Finish(), write);
+}
+
+std::map<int, RocksDBLevelReport> ByLevel(const rocksdb::FilterPolicy* p) {
+  std::map<int, RocksDBLevelReport> out;
+  for (const RocksDBLevelReport& r : RocksDBFilterReport(p)) out[r.level] = r;
+  return out;
+}
+
+// Exact counts in this thread (the counters sample one probe in 8).
+class RocksDBLearnedTest : public ::testing::Test {
+ protected:
+  RocksDBLearnedTest() { internal::SampleEveryProbeForTest(true); }
+  ~RocksDBLearnedTest() override { internal::SampleEveryProbeForTest(false); }
+};
+
+TEST_F(RocksDBLearnedTest, ReadersCountByOriginAndReadOldBlocks) {
+  auto policy = Policy(false);
+  const std::string old_block = Block({}, 1000);  // format 4.0: no origin
+  const std::string new_block =
+      Block({.level = 2, .bottommost = false, .group = 7}, 1000);
+  {
+    std::unique_ptr<rocksdb::FilterBitsReader> old_reader(
+        policy->GetFilterBitsReader(old_block));
+    std::unique_ptr<rocksdb::FilterBitsReader> new_reader(
+        policy->GetFilterBitsReader(new_block));
+    for (int i = 0; i < 1000; ++i) {
+      const std::string key = absl::StrCat("k", i);
+      ASSERT_TRUE(old_reader->MayMatch(key));
+      ASSERT_TRUE(new_reader->MayMatch(key));
+    }
+    for (int i = 0; i < 3000; ++i) new_reader->MayMatch(absl::StrCat("a", i));
+    // Batches count too.
+    std::string keys[4] = {"k1", "k2", "a1", "a2"};
+    rocksdb::Slice slices[4], *ptrs[4];
+    bool may[4];
+    for (int i = 0; i < 4; ++i) {
+      slices[i] = keys[i];
+      ptrs[i] = &slices[i];
+    }
+    new_reader->MayMatch(4, ptrs, may);
+    EXPECT_TRUE(may[0] && may[1]);
+
+    // Tables built by no column family of this process: the report shows
+    // the blocks without an origin only (level -1).
+    const auto rows = ByLevel(policy.get());
+    ASSERT_EQ(rows.count(-1), 1u);
+    EXPECT_EQ(rows.at(-1).probes, 1000u);
+    EXPECT_EQ(rows.at(-1).positives, 1000u);
+    EXPECT_EQ(rows.at(-1).tables, 1u);
+    EXPECT_EQ(rows.at(-1).keys, 1000u);
+  }
+  // Readers gone: nothing live.
+  const auto rows = ByLevel(policy.get());
+  EXPECT_EQ(rows.at(-1).tables, 0u);
+}
+
+TEST_F(RocksDBLearnedTest, EveryTableRecordsItsLevelAndIsCounted) {
+  ScratchDir dir("rocksdb_learned_origin");
+  auto policy = Policy(false);
+  rocksdb::Options options = SmallTree(policy);
+  auto db = OpenDB(options, dir.path());
+  constexpr int kKeys = 150'000;
+  Load(db.get(), kKeys);
+  const auto c = CheckGets(db.get(), options.statistics.get(), 0, 20'000);
+  EXPECT_EQ(c.missing, 0);
+  EXPECT_EQ(c.found_absent, 0);
+
+  // Every live table's filter was read with an origin: rows by level of
+  // creation, none of unknown origin, and the live keys add up.
+  uint64_t keys = 0, tables = 0, probes = 0;
+  for (const RocksDBLevelReport& r : RocksDBFilterReport(policy.get())) {
+    EXPECT_GE(r.level, 0) << RocksDBFilterReportText(policy.get());
+    EXPECT_EQ(r.column_family, "default");
+    EXPECT_EQ(r.plan, "model");
+    keys += r.keys;
+    tables += r.tables;
+    probes += r.probes;
+  }
+  const testing::FilterTotals totals =
+      testing::Totals(testing::Tables(db.get()));
+  EXPECT_EQ(tables, static_cast<uint64_t>(totals.tables));
+  EXPECT_EQ(keys, totals.entries);
+  // 40,000 Gets, each probing at least one filter.
+  EXPECT_GE(probes, 40'000u);
+}
+
+TEST_F(RocksDBLearnedTest, LearnedPlanHasNoFalseNegativesAcrossReopen) {
+  ScratchDir dir("rocksdb_learned_reopen");
+  constexpr int kKeys = 120'000;
+  {
+    auto policy = Policy(true);
+    rocksdb::Options options = SmallTree(policy);
+    auto db = OpenDB(options, dir.path());
+    // Loaded in two halves, with Gets between, so that the second half's
+    // tables are built under a plan learned from the first half's probes.
+    Load(db.get(), kKeys / 2);
+    CheckGets(db.get(), options.statistics.get(), 0, 30'000);
+    for (int i = kKeys / 2; i < kKeys; ++i) {
+      ASSERT_TRUE(
+          db->Put(rocksdb::WriteOptions(), PresentKey(i), ValueFor(i)).ok());
+    }
+    ASSERT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
+    WaitForCompactions(db.get());
+    const auto c = CheckGets(db.get(), options.statistics.get(), 0, kKeys);
+    EXPECT_EQ(c.missing, 0);
+    EXPECT_EQ(c.found_absent, 0);
+    const auto rows = RocksDBFilterReport(policy.get());
+    ASSERT_FALSE(rows.empty());
+    for (const RocksDBLevelReport& r : rows) EXPECT_EQ(r.plan, "learned");
+  }
+  // A new policy object: no memory of the plan, every table still read.
+  auto fresh = Policy(true);
+  rocksdb::Options options = SmallTree(fresh);
+  auto db = OpenDB(options, dir.path());
+  const auto c = CheckGets(db.get(), options.statistics.get(), 0, kKeys);
+  EXPECT_EQ(c.missing, 0);
+  EXPECT_EQ(c.found_absent, 0);
+  EXPECT_LT(c.fp_rate(), 0.05);
+}
+
+}  // namespace
+}  // namespace blockbloom
