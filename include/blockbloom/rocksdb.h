@@ -15,6 +15,7 @@
 // `filter_policy=` in OPTIONS-*) carries every setting, e.g.
 //   blockbloom.v1:10:seed:0:verify_checksum:1:level_aware:0:
 //       level_size_multiplier:10:level_moved_fraction:0.6   (one line)
+// with `:ribbon_from_level:N` appended when that is set,
 // and RocksDB turns it back into the policy (LoadLatestOptions,
 // GetBlockBasedTableOptionsFromString, FilterPolicy::CreateFromString) once
 // the id is registered with its ObjectLibrary. Registration happens when this
@@ -33,6 +34,15 @@
 // Level-aware filters (FilterPolicy::Options::level_aware): bits_per_key is
 // the average, and each table gets bits/key from its FilterBuildingContext
 // (level, bottommost or not, compaction style): docs/LEVELS.md.
+//
+// The kind per level (FilterPolicy::Options::ribbon_from_level, like
+// RocksDB's Ribbon `bloom_before_level`): with 1, flushes and L0 get the
+// blocked kind (built often, probed by every Get) and every table written at
+// L1 or below a ribbon at the same rate in ~30% fewer bytes; bits_per_key is
+// then "Bloom-equivalent", as in NewRibbonFilterPolicy. The level is
+// FilterBuildingContext::level_at_creation (-1 under FIFO compaction, for
+// ingested files and with num_levels = 1). Blocks describe their kind, so
+// readers need no setting; tables moved down unrewritten keep theirs.
 //
 // Only RocksDB 7.8 is supported: the adapter must mirror RocksDB-internal
 // classes (src/rocksdb/filter_bits.h), and building it against another

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "blockbloom/sizing.h"
 #include "src/exact_size/in_place.h"
 #include "src/policy/key_may_match.h"
 
@@ -35,6 +36,21 @@ absl::Status AppendMatchAll(std::string* dst) {
   return AppendFilter(*all, {}, dst);
 }
 
+// The rate of the blocked kind at `bits_per_key` on a large table, the
+// "Bloom-equivalent" rate a ribbon level is built for
+// (Options::ribbon_from_level). A fixed table size keeps the rate the same
+// for every table of a level: from ~1000 keys on, where the ribbon is built,
+// the blocked kind's rate hardly depends on n. 0 if the shape cannot be
+// computed (the caller builds the blocked kind).
+double BloomEquivalentFpRate(double bits_per_key) {
+  constexpr uint64_t kReferenceKeys = uint64_t{1} << 20;
+  absl::StatusOr<FilterShape> shape =
+      ShapeForBitsPerKey(kReferenceKeys, bits_per_key);
+  if (!shape.ok()) return 0;
+  absl::StatusOr<double> rate = EstimatedFpRate(*shape, kReferenceKeys);
+  return rate.ok() && *rate > 0 && *rate < 1 ? *rate : 0;
+}
+
 }  // namespace
 
 namespace {
@@ -60,6 +76,12 @@ absl::StatusOr<FilterPolicy> FilterPolicy::Create(const Options& options) {
         absl::StrCat("bits_per_key must be a positive finite number, got ",
                      options.bits_per_key));
   }
+  if (options.ribbon_from_level < -1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ribbon_from_level must be >= -1 (-1: ribbon everywhere; "
+                     "kNoRibbon: never), got ",
+                     options.ribbon_from_level));
+  }
   FilterPolicy policy(options);
   if (options.level_aware) {
     LevelAllocator::Options level;
@@ -79,15 +101,21 @@ FilterPolicy::Builder FilterPolicy::NewBuilder() const {
 }
 
 FilterPolicy::Builder FilterPolicy::NewBuilder(const LevelHint& hint) const {
-  return NewBuilderWithBits(BitsPerKey(hint));
+  return NewBuilderWithBits(BitsPerKey(hint), KindFor(hint));
+}
+
+FilterKind FilterPolicy::KindFor(const LevelHint& hint) const {
+  return !options_.exact_size && hint.level >= options_.ribbon_from_level
+             ? FilterKind::kRibbon
+             : FilterKind::kBlocked;
 }
 
 double FilterPolicy::BitsPerKey(const LevelHint& hint) const {
   return allocator_ ? allocator_->BitsPerKey(hint) : options_.bits_per_key;
 }
 
-FilterPolicy::Builder FilterPolicy::NewBuilderWithBits(
-    double bits_per_key) const {
+FilterPolicy::Builder FilterPolicy::NewBuilderWithBits(double bits_per_key,
+                                                       FilterKind kind) const {
   FilterOptions options;
   options.bits_per_key =
       std::isfinite(bits_per_key)
@@ -95,6 +123,17 @@ FilterPolicy::Builder FilterPolicy::NewBuilderWithBits(
                        LevelAllocator::kMaxBitsPerKey)
           : options_.bits_per_key;
   options.seed = options_.seed;
+  if (kind == FilterKind::kRibbon && !options_.exact_size) {
+    const double rate = BloomEquivalentFpRate(options.bits_per_key);
+    if (rate > 0) {
+      FilterOptions ribbon;
+      ribbon.kind = FilterKind::kRibbon;
+      ribbon.fp_rate = rate;
+      ribbon.seed = options_.seed;
+      // fp_rate is in (0, 1) and nothing else is set: Create cannot fail.
+      return Builder(*FilterBuilder::Create(ribbon));
+    }
+  }
   options.exact_size = options_.exact_size;
   options.fewer_false_positives = options_.fewer_false_positives;
   // Create() validated bits_per_key, the only thing that can fail here.

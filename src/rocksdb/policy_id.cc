@@ -64,7 +64,15 @@ std::string RocksDBPolicyId(const FilterPolicy::Options& options) {
               ":level_aware:", options.level_aware ? "1" : "0",
               ":level_size_multiplier:", Number(options.level_size_multiplier),
               ":level_moved_fraction:", Number(options.level_moved_fraction),
-              options.level_learned ? ":level_learned:1" : ""});
+              options.level_learned ? ":level_learned:1" : "",
+              // Only when set, so ids (and OPTIONS files) of policies without
+              // ribbon levels stay what earlier versions wrote and read.
+              options.ribbon_from_level == FilterPolicy::Options::kNoRibbon
+                  ? ""
+                  : ":ribbon_from_level:",
+              options.ribbon_from_level == FilterPolicy::Options::kNoRibbon
+                  ? ""
+                  : std::to_string(options.ribbon_from_level)});
 }
 
 absl::StatusOr<FilterPolicy::Options> ParseRocksDBPolicyId(
@@ -101,11 +109,14 @@ absl::StatusOr<FilterPolicy::Options> ParseRocksDBPolicyId(
       ok = ParseNumber(value, &options.level_moved_fraction);
     } else if (name == "level_learned") {
       ok = ParseBool(value, &options.level_learned);
+    } else if (name == "ribbon_from_level") {
+      ok = ParseNumber(value, &options.ribbon_from_level);
     } else {
       return absl::InvalidArgumentError(
           Cat({"filter policy \"", id, "\": unknown setting \"", name,
                "\" (known: seed, verify_checksum, level_aware, "
-               "level_size_multiplier, level_moved_fraction, level_learned)"}));
+               "level_size_multiplier, level_moved_fraction, level_learned, "
+               "ribbon_from_level)"}));
     }
     if (!ok) {
       return absl::InvalidArgumentError(

@@ -145,7 +145,7 @@ class Builder final : public rocksdb::FilterBitsBuilder {
   Builder(const blockbloom::FilterPolicy& policy, const LevelHint& hint,
           double bits_per_key, bool verify, std::string column_family)
       : policy_(policy),
-        builder_(policy.NewBuilderWithBits(bits_per_key)),
+        builder_(policy.NewBuilderWithBits(bits_per_key, policy.KindFor(hint))),
         bits_per_key_(bits_per_key),
         verify_(verify),
         hint_(hint),

@@ -45,6 +45,7 @@ FilterPolicy::Options Unusual() {
   o.level_aware = true;
   o.level_size_multiplier = 8;
   o.level_moved_fraction = 0.25;
+  o.ribbon_from_level = 2;
   return o;
 }
 
@@ -56,6 +57,7 @@ void ExpectSameOptions(const FilterPolicy::Options& a,
   EXPECT_EQ(a.level_aware, b.level_aware);
   EXPECT_EQ(a.level_size_multiplier, b.level_size_multiplier);
   EXPECT_EQ(a.level_moved_fraction, b.level_moved_fraction);
+  EXPECT_EQ(a.ribbon_from_level, b.ribbon_from_level);
 }
 
 TEST(RocksDBPolicyIdTest, RoundTripsEverySetting) {
@@ -63,7 +65,8 @@ TEST(RocksDBPolicyIdTest, RoundTripsEverySetting) {
   const std::string id = internal::RocksDBPolicyId(o);
   EXPECT_EQ(id,
             "blockbloom.v1:7.3:seed:11400714819323198485:verify_checksum:0:"
-            "level_aware:1:level_size_multiplier:8:level_moved_fraction:0.25");
+            "level_aware:1:level_size_multiplier:8:level_moved_fraction:0.25:"
+            "ribbon_from_level:2");
   absl::StatusOr<FilterPolicy::Options> back =
       internal::ParseRocksDBPolicyId(id);
   ASSERT_TRUE(back.ok()) << back.status();
@@ -74,6 +77,12 @@ TEST(RocksDBPolicyIdTest, RoundTripsEverySetting) {
   EXPECT_EQ(internal::ParseRocksDBPolicyId(internal::RocksDBPolicyId(third))
                 ->bits_per_key,
             10.0 / 3);
+  // Without ribbon levels the id is what earlier versions wrote.
+  EXPECT_EQ(internal::RocksDBPolicyId(third).find("ribbon"), std::string::npos);
+  third.ribbon_from_level = -1;
+  EXPECT_EQ(internal::ParseRocksDBPolicyId(internal::RocksDBPolicyId(third))
+                ->ribbon_from_level,
+            -1);
 }
 
 TEST(RocksDBPolicyIdTest, OldIdAndPairsInAnyOrder) {
@@ -95,7 +104,9 @@ TEST(RocksDBPolicyIdTest, RejectsWhatDoesNotParse) {
        {"bloomfilter:10:false", "blockbloom.v2:10",
         "blockbloom.v1:", "blockbloom.v1:ten", "blockbloom.v1:10:seed",
         "blockbloom.v1:10:seed:-1", "blockbloom.v1:10:colour:blue",
-        "blockbloom.v1:10:level_aware:maybe", "blockbloom.v1:10:seed:1:seed"}) {
+        "blockbloom.v1:10:level_aware:maybe", "blockbloom.v1:10:seed:1:seed",
+        "blockbloom.v1:10:ribbon_from_level:one",
+        "blockbloom.v1:10:ribbon_from_level:1.5"}) {
     EXPECT_FALSE(internal::ParseRocksDBPolicyId(bad).ok()) << bad;
   }
 }
@@ -138,6 +149,9 @@ TEST(RocksDBOptionsTest, CreateFromStringGivesOurPolicy) {
   EXPECT_NE(s.ToString().find("unknown setting"), std::string::npos);
   s = rocksdb::FilterPolicy::CreateFromString(config, "blockbloom.v1:-3",
                                               &policy);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  s = rocksdb::FilterPolicy::CreateFromString(
+      config, "blockbloom.v1:10:ribbon_from_level:-2", &policy);
   EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
 }
 

@@ -1,0 +1,142 @@
+// FilterPolicy::Options::ribbon_from_level: which builders get the ribbon
+// kind, and that a ribbon level keeps the rate bits_per_key gives the blocked
+// kind ("Bloom-equivalent" bits/key, as RocksDB's Ribbon) in fewer bytes.
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "blockbloom/filter_policy.h"
+#include "blockbloom/format.h"
+#include "blockbloom/sizing.h"
+#include "gtest/gtest.h"
+
+namespace blockbloom {
+namespace {
+
+LevelHint AtLevel(int level) {
+  LevelHint hint;
+  hint.level = level;
+  return hint;
+}
+
+// A block for keys [0, n) built by `policy` for `hint`.
+std::string Block(const FilterPolicy& policy, const LevelHint& hint, int n) {
+  FilterPolicy::Builder builder = policy.NewBuilder(hint);
+  for (int i = 0; i < n; ++i) builder.AddKey("key" + std::to_string(i));
+  std::string block;
+  EXPECT_TRUE(builder.Finish(&block).ok());
+  return block;
+}
+
+FilterKind KindOf(const std::string& block) {
+  absl::StatusOr<FilterInfo> info = InspectFilter(AsBytes(block));
+  EXPECT_TRUE(info.ok()) << info.status();
+  return info.ok() ? info->kind : FilterKind::kBlocked;
+}
+
+TEST(KindPerLevelTest, DefaultIsBlockedEverywhere) {
+  const FilterPolicy policy = *FilterPolicy::Create({});
+  EXPECT_EQ(policy.options().ribbon_from_level,
+            FilterPolicy::Options::kNoRibbon);
+  for (int level : {-1, 0, 1, 6, 100}) {
+    EXPECT_EQ(policy.KindFor(AtLevel(level)), FilterKind::kBlocked) << level;
+  }
+  EXPECT_EQ(KindOf(Block(policy, AtLevel(6), 20'000)), FilterKind::kBlocked);
+}
+
+TEST(KindPerLevelTest, RibbonFromTheLevelDown) {
+  FilterPolicy::Options o;
+  o.ribbon_from_level = 1;
+  const FilterPolicy policy = *FilterPolicy::Create(o);
+  EXPECT_EQ(policy.KindFor(AtLevel(-1)), FilterKind::kBlocked);
+  EXPECT_EQ(policy.KindFor(AtLevel(0)), FilterKind::kBlocked);
+  EXPECT_EQ(policy.KindFor(AtLevel(1)), FilterKind::kRibbon);
+  EXPECT_EQ(policy.KindFor(AtLevel(6)), FilterKind::kRibbon);
+  EXPECT_EQ(KindOf(Block(policy, AtLevel(0), 20'000)), FilterKind::kBlocked);
+  EXPECT_EQ(KindOf(Block(policy, AtLevel(2), 20'000)), FilterKind::kRibbon);
+  // Builders without a hint: blocked.
+  FilterPolicy::Builder plain = policy.NewBuilder();
+  for (int i = 0; i < 20'000; ++i) plain.AddKey("key" + std::to_string(i));
+  std::string block;
+  ASSERT_TRUE(plain.Finish(&block).ok());
+  EXPECT_EQ(KindOf(block), FilterKind::kBlocked);
+  // Small tables: the blocked kind at the same rate (a ribbon is larger).
+  EXPECT_EQ(KindOf(Block(policy, AtLevel(2), 50)), FilterKind::kBlocked);
+
+  o.ribbon_from_level = -1;  // everywhere, files of unknown level included
+  EXPECT_EQ(FilterPolicy::Create(o)->KindFor(AtLevel(-1)), FilterKind::kRibbon);
+  o.ribbon_from_level = -2;
+  EXPECT_FALSE(FilterPolicy::Create(o).ok());
+  // Exact-size policies (per-data-block filters) never build ribbons.
+  o.ribbon_from_level = -1;
+  o.exact_size = true;
+  EXPECT_EQ(FilterPolicy::Create(o)->KindFor(AtLevel(3)), FilterKind::kBlocked);
+}
+
+// The ribbon is built for the rate of the blocked kind at the same bits/key,
+// and takes about 30% fewer bytes for it.
+TEST(KindPerLevelTest, BloomEquivalentBitsPerKey) {
+  constexpr int kKeys = 100'000;
+  constexpr int kProbes = 400'000;
+  for (double bits : {6.0, 10.0, 16.0}) {
+    FilterPolicy::Options o;
+    o.bits_per_key = bits;
+    o.ribbon_from_level = 1;
+    const FilterPolicy policy = *FilterPolicy::Create(o);
+    const std::string blocked = Block(policy, AtLevel(0), kKeys);
+    const std::string ribbon = Block(policy, AtLevel(1), kKeys);
+    ASSERT_EQ(KindOf(ribbon), FilterKind::kRibbon);
+    const double expected =
+        *EstimatedFpRate(*ShapeForBitsPerKey(kKeys, bits), kKeys);
+    const Filter blocked_filter = policy.NewReader(AsBytes(blocked));
+    const Filter ribbon_filter = policy.NewReader(AsBytes(ribbon));
+    int fp_blocked = 0, fp_ribbon = 0;
+    for (int i = 0; i < kProbes; ++i) {
+      const std::string absent = "absent" + std::to_string(i);
+      fp_blocked += blocked_filter.MayContain(absent);
+      fp_ribbon += ribbon_filter.MayContain(absent);
+    }
+    for (int i = 0; i < kKeys; ++i) {
+      ASSERT_TRUE(ribbon_filter.MayContain("key" + std::to_string(i)));
+    }
+    const double rate = static_cast<double>(fp_ribbon) / kProbes;
+    const double sigma = std::sqrt(expected / kProbes);
+    std::printf(
+        "%.0f bits/key: blocked %zu bytes, %.4f%%; ribbon %zu bytes, %.4f%% "
+        "(asked %.4f%%)\n",
+        bits, blocked.size(), 100.0 * fp_blocked / kProbes, ribbon.size(),
+        100 * rate, 100 * expected);
+    EXPECT_LE(rate, expected + 5 * sigma) << bits;
+    EXPECT_LT(ribbon.size(), blocked.size() * 0.8) << bits;
+  }
+}
+
+// level_aware: a ribbon level gets the plan's bits for its level, read as
+// Bloom-equivalent (the blocked kind's rate at those bits, in fewer bytes).
+TEST(KindPerLevelTest, LevelAwarePlanBitsAreBloomEquivalent) {
+  constexpr int kKeys = 50'000;
+  FilterPolicy::Options o;
+  o.level_aware = true;
+  o.ribbon_from_level = 1;
+  const FilterPolicy policy = *FilterPolicy::Create(o);
+  LevelHint hint;
+  hint.level = 2;
+  hint.first_level = 1;
+  hint.last_level = 4;
+  const double bits = policy.BitsPerKey(hint);
+  EXPECT_NE(bits, 10);  // the plan's, not the budget
+  const std::string ribbon = Block(policy, hint, kKeys);
+  ASSERT_EQ(KindOf(ribbon), FilterKind::kRibbon);
+  // The blocked kind's rate at the plan's bits on a large table (the
+  // policy's reference size, 2^20 keys).
+  constexpr uint64_t kReference = uint64_t{1} << 20;
+  const double expected =
+      *EstimatedFpRate(*ShapeForBitsPerKey(kReference, bits), kReference);
+  const Filter filter = policy.NewReader(AsBytes(ribbon));
+  EXPECT_LE(filter.EstimatedFpRate(), expected * 1.01) << bits;
+  EXPECT_LT(8.0 * ribbon.size() / kKeys, bits * 0.8) << bits;
+}
+
+}  // namespace
+}  // namespace blockbloom

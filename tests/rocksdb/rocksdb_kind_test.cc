@@ -1,0 +1,260 @@
+// The kind per level (FilterPolicy::Options::ribbon_from_level) in a real
+// leveled RocksDB 7.8: flushes and L0 get blocked filters, the levels below
+// ribbons at the same rate in fewer bytes; no present key is missed; the
+// setting survives the OPTIONS file; partitioned filters and
+// detect_filter_construct_corruption work with ribbon blocks, and the latter
+// catches a damaged one.
+#include <rocksdb/db.h>
+#include <rocksdb/metadata.h>
+#include <rocksdb/options.h>
+#include <rocksdb/table.h>
+#include <rocksdb/utilities/options_util.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "blockbloom/rocksdb.h"
+#include "gtest/gtest.h"
+#include "src/rocksdb/test_hooks.h"
+#include "tests/rocksdb/rocksdb_compactions.h"
+#include "tests/rocksdb/rocksdb_test_util.h"
+
+namespace blockbloom {
+namespace {
+
+using internal::WaitForCompactions;
+using testing::CheckGets;
+using testing::OpenDB;
+using testing::PresentKey;
+using testing::ScratchDir;
+using testing::ValueFor;
+
+constexpr int kKeys = 150'000;
+constexpr int kFlushed = 1500;
+
+FilterPolicy::Options RibbonBelowL0() {
+  FilterPolicy::Options o;
+  o.bits_per_key = 10;
+  o.ribbon_from_level = 1;
+  return o;
+}
+
+rocksdb::Options SmallTree(std::shared_ptr<const rocksdb::FilterPolicy> p) {
+  rocksdb::Options o = testing::OptionsWith(std::move(p));
+  o.compression = rocksdb::kNoCompression;
+  o.write_buffer_size = 256 << 10;
+  o.max_bytes_for_level_base = 512 << 10;
+  o.target_file_size_base = 256 << 10;
+  o.max_background_jobs = 2;
+  return o;
+}
+
+// Keys in a scattered order (compactions rewrite tables), then everything
+// compacted into the last level, then one more flush for an L0 table.
+void Load(rocksdb::DB* db) {
+  for (int j = 0; j < kKeys; ++j) {
+    const int i = static_cast<int>(j * 7919LL % kKeys);
+    ASSERT_TRUE(
+        db->Put(rocksdb::WriteOptions(), PresentKey(i), ValueFor(i)).ok());
+  }
+  ASSERT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
+  WaitForCompactions(db);
+}
+
+// Filter bits/key per level of the live tables with at least 1000 keys
+// (smaller ones may get the blocked kind at the same rate).
+std::map<int, double> BitsPerKeyByLevel(rocksdb::DB* db) {
+  rocksdb::ColumnFamilyMetaData meta;
+  db->GetColumnFamilyMetaData(&meta);
+  std::map<std::string, std::shared_ptr<const rocksdb::TableProperties>>
+      by_name;
+  for (const auto& [path, p] : testing::Tables(db)) {
+    by_name[std::filesystem::path(path).filename().string()] = p;
+  }
+  std::map<int, std::pair<uint64_t, uint64_t>> totals;  // bytes, keys
+  for (const auto& level : meta.levels) {
+    for (const auto& f : level.files) {
+      const auto& p =
+          by_name.at(std::filesystem::path(f.name).filename().string());
+      EXPECT_EQ(p->filter_policy_name, "blockbloom.v1") << f.name;
+      if (p->num_entries < 1000) continue;
+      totals[level.level].first += p->filter_size;
+      totals[level.level].second += p->num_entries;
+    }
+  }
+  std::map<int, double> bits;
+  for (const auto& [level, t] : totals) {
+    bits[level] = 8.0 * t.first / t.second;
+    std::printf("L%d: %.2f filter bits/key over %llu keys\n", level,
+                bits[level], static_cast<unsigned long long>(t.second));
+  }
+  return bits;
+}
+
+// The share of filter probes by absent Gets of keys [0, n) that passed
+// (each Get probes every L0 table and one table per deeper level; a
+// rejection counts as BLOOM_FILTER_USEFUL, a pass as
+// BLOOM_FILTER_FULL_POSITIVE).
+double AbsentProbeRate(rocksdb::DB* db, rocksdb::Statistics* stats, int n) {
+  const uint64_t useful = stats->getTickerCount(rocksdb::BLOOM_FILTER_USEFUL);
+  const uint64_t passed =
+      stats->getTickerCount(rocksdb::BLOOM_FILTER_FULL_POSITIVE);
+  std::string value;
+  for (int i = 0; i < n; ++i) {
+    EXPECT_TRUE(db->Get(rocksdb::ReadOptions(), testing::AbsentKey(i), &value)
+                    .IsNotFound());
+  }
+  const double p =
+      stats->getTickerCount(rocksdb::BLOOM_FILTER_FULL_POSITIVE) - passed;
+  const double u = stats->getTickerCount(rocksdb::BLOOM_FILTER_USEFUL) - useful;
+  std::printf("absent keys: %.0f filter probes, %.3f%% passed\n", p + u,
+              100 * p / (p + u));
+  return p / (p + u);
+}
+
+void ExpectRibbonBelowL0(const std::map<int, double>& bits,
+                         int min_ribbon_levels) {
+  int ribbon_levels = 0;
+  for (const auto& [level, b] : bits) {
+    if (level == 0) {
+      EXPECT_GE(b, 9.99);  // blocked at 10 bits/key
+    } else {
+      // A ribbon at the blocked kind's 10-bit rate (0.96%): ~7 bits/key.
+      // (Tables of a few thousand keys add up to 1 bit/key of trailer.)
+      EXPECT_LT(b, 9.0) << "L" << level;
+      ++ribbon_levels;
+    }
+  }
+  EXPECT_GE(ribbon_levels, min_ribbon_levels);
+}
+
+TEST(RocksDBKindTest, RibbonBelowL0NoFalseNegativesAndOptionsFileReopen) {
+  ScratchDir dir("rocksdb_kind");
+  {
+    rocksdb::Options options =
+        SmallTree(*NewRocksDBFilterPolicy(RibbonBelowL0()));
+    auto db = OpenDB(options, dir.path());
+    Load(db.get());
+    // One more flush (one table: less than a write buffer): an L0 table,
+    // blocked.
+    testing::PutRange(db.get(), kKeys, kKeys + kFlushed);
+    ASSERT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
+    const std::map<int, double> bits = BitsPerKeyByLevel(db.get());
+    ASSERT_TRUE(bits.count(0));
+    ExpectRibbonBelowL0(bits, 2);
+    const auto c =
+        CheckGets(db.get(), options.statistics.get(), 0, kKeys + kFlushed);
+    EXPECT_EQ(c.missing, 0);
+    EXPECT_EQ(c.found_absent, 0);
+    // Every filter at the blocked kind's 10-bit rate, 0.96%.
+    EXPECT_LT(AbsentProbeRate(db.get(), options.statistics.get(), kKeys),
+              0.0125);
+  }
+  // The OPTIONS file names the setting; a DB reopened from it keeps it.
+  rocksdb::DBOptions db_options;
+  std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
+  rocksdb::Status s = rocksdb::LoadLatestOptions(rocksdb::ConfigOptions(),
+                                                 dir.path(), &db_options, &cfs);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  const auto* table =
+      cfs[0]
+          .options.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
+  ASSERT_NE(table, nullptr);
+  const FilterPolicy::Options* loaded =
+      RocksDBFilterPolicyOptions(table->filter_policy.get());
+  ASSERT_NE(loaded, nullptr);
+  EXPECT_EQ(loaded->ribbon_from_level, 1);
+  EXPECT_EQ(loaded->bits_per_key, 10);
+  db_options.statistics = rocksdb::CreateDBStatistics();
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw = nullptr;
+  s = rocksdb::DB::Open(db_options, dir.path(), cfs, &handles, &raw);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  std::unique_ptr<rocksdb::DB> db(raw);
+  rocksdb::CompactRangeOptions compact;
+  compact.bottommost_level_compaction =
+      rocksdb::BottommostLevelCompaction::kForce;
+  ASSERT_TRUE(db->CompactRange(compact, nullptr, nullptr).ok());
+  const std::map<int, double> bits = BitsPerKeyByLevel(db.get());
+  EXPECT_FALSE(bits.count(0));
+  ExpectRibbonBelowL0(bits, 1);
+  const auto c =
+      CheckGets(db.get(), db_options.statistics.get(), 0, kKeys + kFlushed);
+  EXPECT_EQ(c.missing, 0);
+  EXPECT_EQ(c.found_absent, 0);
+  // All in the last level now: one ribbon per absent Get, ~0.96%.
+  EXPECT_LT(AbsentProbeRate(db.get(), db_options.statistics.get(), kKeys),
+            0.0125);
+  for (auto* h : handles) ASSERT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
+}
+
+// Partitioned filters (one ribbon per ~4 KiB partition at 10 bits/key:
+// ~3200 keys) and post-verification of each partition as it is cut.
+TEST(RocksDBKindTest, PartitionedRibbonWithPostVerify) {
+  ScratchDir dir("rocksdb_kind_partitioned");
+  FilterPolicy::Options o = RibbonBelowL0();
+  o.ribbon_from_level = 0;  // flushes too
+  rocksdb::Options options = testing::OptionsWith(*NewRocksDBFilterPolicy(o));
+  rocksdb::BlockBasedTableOptions table =
+      *options.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
+  table.partition_filters = true;
+  table.index_type = rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch;
+  table.detect_filter_construct_corruption = true;
+  table.no_block_cache = false;
+  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  auto db = OpenDB(options, dir.path());
+  testing::PutRange(db.get(), 0, 100'000);
+  ASSERT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
+  rocksdb::CompactRangeOptions compact;
+  compact.bottommost_level_compaction =
+      rocksdb::BottommostLevelCompaction::kForce;
+  ASSERT_TRUE(db->CompactRange(compact, nullptr, nullptr).ok());
+  const testing::FilterTotals t = testing::Totals(testing::Tables(db.get()));
+  std::printf("partitioned: %.2f filter bits/key\n", t.bits_per_key());
+  EXPECT_LT(t.bits_per_key(), 8.0);  // ribbons, with partition overhead
+  const auto c = CheckGets(db.get(), options.statistics.get(), 0, 100'000);
+  std::printf("partitioned: %.3f%%\n", 100 * c.fp_rate());
+  EXPECT_EQ(c.missing, 0);
+  EXPECT_EQ(c.found_absent, 0);
+  EXPECT_LT(c.fp_rate(), 0.0125);
+}
+
+// detect_filter_construct_corruption catches a ribbon that lacks a key: one
+// hash complemented between the builder keeping it and the filter getting
+// it (as in rocksdb_options_test's corruption test for the blocked kind).
+TEST(RocksDBKindTest, PostVerifyCatchesADamagedRibbon) {
+  ScratchDir dir("rocksdb_kind_verify");
+  FilterPolicy::Options o = RibbonBelowL0();
+  o.ribbon_from_level = 0;  // the flush builds a ribbon
+  rocksdb::Options options = testing::OptionsWith(*NewRocksDBFilterPolicy(o));
+  rocksdb::BlockBasedTableOptions table =
+      *options.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
+  table.detect_filter_construct_corruption = true;
+  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  auto db = OpenDB(options, dir.path());
+  testing::PutRange(db.get(), 0, 20'000);
+  std::atomic<int> seen{0};
+  internal::SetRocksDBHashHookForTest([&seen](uint64_t* h) {
+    if (seen.fetch_add(1) == 1000) *h = ~*h;
+  });
+  const rocksdb::Status flush = db->Flush(rocksdb::FlushOptions());
+  internal::SetRocksDBHashHookForTest(nullptr);
+  EXPECT_TRUE(flush.IsCorruption()) << flush.ToString();
+  db.reset();
+  // Reopened, the WAL's keys are flushed into a good ribbon.
+  db = OpenDB(options, dir.path());
+  ASSERT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
+  const testing::FilterTotals t = testing::Totals(testing::Tables(db.get()));
+  EXPECT_LT(t.bits_per_key(), 8.0);  // a ribbon
+  const auto c = CheckGets(db.get(), options.statistics.get(), 0, 20'000);
+  EXPECT_EQ(c.missing, 0);
+  EXPECT_EQ(c.found_absent, 0);
+}
+
+}  // namespace
+}  // namespace blockbloom
