@@ -278,7 +278,7 @@ many threads at once; batch queries release the GIL.)doc")
       .def_property_readonly(
           "kind",
           [](const PyFilter& self) {
-            return std::string(KindName(self.filter().kind()));
+            return std::string(FilterKindName(self.filter().kind()));
           },
           "'blocked' (what from_* builds by default), 'ribbon' (from_* with "
           "kind='ribbon', where it is the smaller filter), or 'spread', "
@@ -288,7 +288,7 @@ many threads at once; batch queries release the GIL.)doc")
           [](const PyFilter& self) {
             PyErr_WarnEx(PyExc_DeprecationWarning,
                          "Filter.layout is deprecated: use Filter.kind", 1);
-            return std::string(KindName(self.filter().kind()));
+            return std::string(FilterKindName(self.filter().kind()));
           },
           "Deprecated: the old name of kind (one release).")
       .def_property_readonly(

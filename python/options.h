@@ -64,22 +64,6 @@ inline WriteOptions MakeWriteOptions(const std::string& encoding,
   return options;
 }
 
-inline const char* KindName(FilterKind kind) {
-  switch (kind) {
-    case FilterKind::kBlocked:
-      return "blocked";
-    case FilterKind::kSpread:
-      return "spread";
-    case FilterKind::kSet:
-      return "set";
-    case FilterKind::kStandard:
-      return "standard";
-    case FilterKind::kRibbon:
-      return "ribbon";
-  }
-  return "unknown";
-}
-
 // The kinds a builder makes (FilterOptions::kind) by name.
 inline FilterKind ParseBuildKind(const std::string& name) {
   if (name == "blocked") return FilterKind::kBlocked;

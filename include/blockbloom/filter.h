@@ -65,6 +65,10 @@ enum class FilterKind : uint8_t {
 // Deprecated: the old name of FilterKind (one release).
 using Layout [[deprecated("use blockbloom::FilterKind")]] = FilterKind;
 
+// The kind's name in lower case, as reports, logs and the Python package
+// print it: "blocked", "spread", "set", "standard" or "ribbon".
+const char* FilterKindName(FilterKind kind);
+
 // An immutable filter: probe it with keys or with hashes from HashKey().
 class Filter {
  public:

@@ -135,6 +135,22 @@ double Filter::EstimatedFpRate() const {
   return blockbloom::EstimatedFpRate(shape_, num_keys_).value_or(1.0);
 }
 
+const char* FilterKindName(FilterKind kind) {
+  switch (kind) {
+    case FilterKind::kBlocked:
+      return "blocked";
+    case FilterKind::kSpread:
+      return "spread";
+    case FilterKind::kSet:
+      return "set";
+    case FilterKind::kStandard:
+      return "standard";
+    case FilterKind::kRibbon:
+      return "ribbon";
+  }
+  return "unknown";
+}
+
 const char* ActiveSimdTarget() { return internal::ActiveTargetName(); }
 
 }  // namespace blockbloom

@@ -6,25 +6,6 @@
 #include "absl/strings/str_format.h"
 
 namespace blockbloom::internal {
-namespace {
-
-const char* KindName(FilterKind kind) {
-  switch (kind) {
-    case FilterKind::kBlocked:
-      return "blocked";
-    case FilterKind::kSpread:
-      return "spread";
-    case FilterKind::kSet:
-      return "set";
-    case FilterKind::kStandard:
-      return "standard";
-    case FilterKind::kRibbon:
-      return "ribbon";
-  }
-  return "?";
-}
-
-}  // namespace
 
 LearnedPlan::LearnedPlan(const LevelAllocator& allocator,
                          const Options& options)
@@ -192,8 +173,8 @@ std::string LearnedPlan::Describe() const {
         &out,
         "L%d kind=%s bits_per_key=%.2f planned_fpr=%.3g tables=%u keys=%u "
         "filter_bytes=%u probes=%u positive_rate=%.4g\n",
-        l, KindName(e.choice.kind), e.choice.bits_per_key, e.choice.fp_rate,
-        e.tables, e.keys, e.bytes, e.total_probes, rate);
+        l, FilterKindName(e.choice.kind), e.choice.bits_per_key,
+        e.choice.fp_rate, e.tables, e.keys, e.bytes, e.total_probes, rate);
   }
   return out;
 }

@@ -489,6 +489,14 @@ TEST(FilterTest, MatchAllAnswersMaybeToEverything) {
 
 TEST(FilterTest, ReportsItsSimdTarget) { EXPECT_STRNE(ActiveSimdTarget(), ""); }
 
+TEST(FilterTest, KindsHaveTheirNames) {
+  EXPECT_STREQ(FilterKindName(FilterKind::kBlocked), "blocked");
+  EXPECT_STREQ(FilterKindName(FilterKind::kSpread), "spread");
+  EXPECT_STREQ(FilterKindName(FilterKind::kSet), "set");
+  EXPECT_STREQ(FilterKindName(FilterKind::kStandard), "standard");
+  EXPECT_STREQ(FilterKindName(FilterKind::kRibbon), "ribbon");
+}
+
 // Pins the bits a fixed key set produces: a change to the hash, the layout or
 // the sizing shows up here (and would break every stored filter).
 TEST(FilterTest, BitsArePinned) {
