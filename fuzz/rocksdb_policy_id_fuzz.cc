@@ -32,7 +32,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       again->level_aware != options->level_aware ||
       !SameBits(again->level_size_multiplier, options->level_size_multiplier) ||
       !SameBits(again->level_moved_fraction, options->level_moved_fraction) ||
-      again->ribbon_from_level != options->ribbon_from_level) {
+      again->ribbon_from_level != options->ribbon_from_level ||
+      again->ribbon_saves != options->ribbon_saves) {
     abort();
   }
   // Whatever parsed is either a valid policy or an error with a message.

@@ -1,8 +1,10 @@
 // Realistic small leveled trees in RocksDB 7.8 (issue 33): false-positive
 // file reads per absent Get, filter memory and Get/s for RocksDB's Bloom
 // filter (10 bits/key), RocksDB's Ribbon filter at about the same memory,
-// blockbloom at uniform 10 bits/key, the model plan (level_aware) and the
-// learned plan (level_aware + level_learned).
+// blockbloom at uniform 10 bits/key, the model plan (level_aware), the
+// learned plan (level_aware + level_learned), and the learned plan over both
+// kinds (learned_ribbon: ribbon_from_level = 1, ribbon_saves = kFalseReads:
+// ribbons of the plan's real bits below L0, at the budget's memory).
 //
 // A tree: --keys keys written in random, ascending or Zipfian order (Zipfian:
 // hot keys rewritten, fewer distinct keys), T = 10, tiny levels and files
@@ -58,8 +60,8 @@ ABSL_FLAG(int, chunk, 20'000, "writes between lookup batches");
 ABSL_FLAG(int, gets, 40'000, "measured absent Gets (and present ones)");
 ABSL_FLAG(std::string, orders, "random,ascending,zipf", "insert orders");
 ABSL_FLAG(std::string, lookups, "uniform,zipf,local", "lookup workloads");
-ABSL_FLAG(std::string, policies, "bloom10,ribbon,uniform,model,learned",
-          "filters");
+ABSL_FLAG(std::string, policies,
+          "bloom10,ribbon,uniform,model,learned,learned_ribbon", "filters");
 ABSL_FLAG(bool, backlog, true, "also the L0 backlog case (random, uniform)");
 ABSL_FLAG(double, ribbon_bits, 14.3,
           "Ribbon's Bloom-equivalent bits/key (about 10 bits/key of memory)");
@@ -140,8 +142,14 @@ std::shared_ptr<const rocksdb::FilterPolicy> MakePolicy(
   }
   blockbloom::FilterPolicy::Options o;
   o.bits_per_key = budget;
-  o.level_aware = name == "model" || name == "learned";
-  o.level_learned = name == "learned";
+  o.level_aware =
+      name == "model" || name == "learned" || name == "learned_ribbon";
+  o.level_learned = name == "learned" || name == "learned_ribbon";
+  if (name == "learned_ribbon") {
+    o.ribbon_from_level = 1;
+    o.ribbon_saves =
+        blockbloom::FilterPolicy::Options::RibbonSaving::kFalseReads;
+  }
   return *blockbloom::NewRocksDBFilterPolicy(o);
 }
 

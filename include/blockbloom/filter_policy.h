@@ -119,9 +119,24 @@ class FilterPolicy {
     // level_aware the plan is still made for the blocked kind, so a tree
     // with ribbon levels uses less than the budget (the rates stay the
     // plan's). Small tables (under ~1000 keys) get the blocked kind at that
-    // rate anyway (FilterOptions::kind).
+    // rate anyway (FilterOptions::kind). ribbon_saves below trades the
+    // other way.
     static constexpr int kNoRibbon = INT_MAX;
     int ribbon_from_level = kNoRibbon;
+    // What the ribbon levels (ribbon_from_level) save:
+    //  - kMemory (the default, as RocksDB's Ribbon): the blocked kind's
+    //    rate in ~30% fewer bytes (bits_per_key is Bloom-equivalent, above);
+    //  - kFalseReads: the blocked kind's bytes at a lower rate. A ribbon
+    //    level's bits/key are its real bits (10 bits/key: ~0.1% instead of
+    //    the blocked kind's ~0.96%), and with level_aware the plan is made
+    //    over both kinds' real rate curves (LevelAllocator::Options::kinds,
+    //    RibbonFpRate): the tree takes bits_per_key for all of its keys, as
+    //    a blocked tree does, and the plan moves bits to where they remove
+    //    the most false reads; the plan may keep a level at or below
+    //    ribbon_from_level blocked where that is cheaper, never the levels
+    //    above it.
+    enum class RibbonSaving { kMemory, kFalseReads };
+    RibbonSaving ribbon_saves = RibbonSaving::kMemory;
     // With level_aware, an engine adapter that counts its readers' probes
     // (the RocksDB adapter) adapts the plan to them: the learned plan
     // (docs/LEVELS.md, "The learned plan"). The model's plan is its prior.
@@ -173,13 +188,15 @@ class FilterPolicy {
   // The bits/key a builder for `hint` uses (Bloom-equivalent for a ribbon:
   // Options::ribbon_from_level).
   double BitsPerKey(const LevelHint& hint) const;
-  // The kind a builder for `hint` asks for (Options::ribbon_from_level).
+  // The kind a builder for `hint` asks for (Options::ribbon_from_level; with
+  // ribbon_saves kFalseReads and level_aware, the plan's choice).
   FilterKind KindFor(const LevelHint& hint) const;
   // A builder at `bits_per_key` (clamped to [LevelAllocator::kMinBitsPerKey,
   // kMaxBitsPerKey]): for an engine adapter with a plan of its own (the
   // RocksDB adapter's learned plan). With kind kRibbon (KindFor(hint)), a
   // ribbon for the blocked kind's rate at those bits (Bloom-equivalent:
-  // Options::ribbon_from_level).
+  // Options::ribbon_from_level), or with those bits (Options::ribbon_saves
+  // kFalseReads).
   Builder NewBuilderWithBits(double bits_per_key,
                              FilterKind kind = FilterKind::kBlocked) const;
 
@@ -206,6 +223,8 @@ class FilterPolicy {
  private:
   explicit FilterPolicy(const Options& options);
   friend struct internal::PolicyAccess;
+  // The level_aware plan chooses each level's kind (Options::ribbon_saves).
+  bool PlansKinds() const;
   Options options_;
   internal::ProbeCacheConfig cache_;  // from options_
   // Blocks whose last byte is below this are probed in place: 0x10 (the

@@ -19,8 +19,9 @@
 // The kind per level: Options::kinds lists the filter kinds a plan may use,
 // each with its false-positive rate curve and probe cost (KindCurve); each
 // group gets the kind and bits that minimize its false reads plus probe cost
-// at the common lambda. Today's only kind is the blocked one; a new kind is
-// one more KindCurve (docs/LEVELS.md, "Kinds").
+// at the common lambda: the blocked kind (BlockedFpRate) by default; with
+// the ribbon (RibbonFpRate) too, FilterPolicy::Options::ribbon_saves
+// kFalseReads (docs/LEVELS.md, "Kinds").
 //
 //   auto alloc = blockbloom::LevelAllocator::Create({.bits_per_key = 10});
 //   blockbloom::LevelHint hint;
@@ -59,6 +60,12 @@ struct KindCurve {
 // `bits_per_key` bits per key (EstimatedFpRate of the shape the builder makes
 // for 2^20 keys; 1 for bits it cannot build).
 double BlockedFpRate(double bits_per_key);
+
+// The estimated false-positive rate of blockbloom's ribbon kind
+// (FilterKind::kRibbon) with `bits_per_key` bits per key, all of its bytes
+// counted, for 2^20 keys: about 2^-(c - 0.4) (10 bits/key: ~0.1%, against
+// the blocked kind's ~0.96%). The curve of the ribbon's KindCurve.
+double RibbonFpRate(double bits_per_key);
 
 // What an engine knows about the table file a filter is built for.
 struct LevelHint {

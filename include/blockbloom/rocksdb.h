@@ -15,7 +15,8 @@
 // `filter_policy=` in OPTIONS-*) carries every setting, e.g.
 //   blockbloom.v1:10:seed:0:verify_checksum:1:level_aware:0:
 //       level_size_multiplier:10:level_moved_fraction:0.6   (one line)
-// with `:ribbon_from_level:N` appended when that is set,
+// with `:ribbon_from_level:N` and `:ribbon_saves:false_reads` appended when
+// those are set,
 // and RocksDB turns it back into the policy (LoadLatestOptions,
 // GetBlockBasedTableOptionsFromString, FilterPolicy::CreateFromString) once
 // the id is registered with its ObjectLibrary. Registration happens when this
@@ -42,7 +43,10 @@
 // then "Bloom-equivalent", as in NewRibbonFilterPolicy. The level is
 // FilterBuildingContext::level_at_creation (-1 under FIFO compaction, for
 // ingested files and with num_levels = 1). Blocks describe their kind, so
-// readers need no setting; tables moved down unrewritten keep theirs.
+// readers need no setting; tables moved down unrewritten keep theirs. With
+// ribbon_saves = kFalseReads the ribbon levels keep the blocked kind's bytes
+// and their rate falls instead; with level_aware (and level_learned) the plan
+// then chooses each level's kind and real bits over both kinds' curves.
 //
 // Only RocksDB 7.8 is supported: the adapter must mirror RocksDB-internal
 // classes (src/rocksdb/filter_bits.h), and building it against another

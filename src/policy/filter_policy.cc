@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "blockbloom/sizing.h"
@@ -88,6 +89,18 @@ absl::StatusOr<FilterPolicy> FilterPolicy::Create(const Options& options) {
     level.bits_per_key = options.bits_per_key;
     level.level_size_multiplier = options.level_size_multiplier;
     level.moved_fraction = options.level_moved_fraction;
+    if (policy.PlansKinds()) {
+      // Both kinds at their real rates. The kind listed first is the one of
+      // files of unknown level (Choose): the ribbon only with -1.
+      KindCurve blocked;
+      KindCurve ribbon;
+      ribbon.kind = FilterKind::kRibbon;
+      ribbon.fp_rate = RibbonFpRate;
+      ribbon.first_level = std::max(options.ribbon_from_level, 0);
+      level.kinds = options.ribbon_from_level < 0
+                        ? std::vector<KindCurve>{ribbon, blocked}
+                        : std::vector<KindCurve>{blocked, ribbon};
+    }
     absl::StatusOr<LevelAllocator> allocator = LevelAllocator::Create(level);
     if (!allocator.ok()) return allocator.status();
     policy.allocator_ =
@@ -104,7 +117,18 @@ FilterPolicy::Builder FilterPolicy::NewBuilder(const LevelHint& hint) const {
   return NewBuilderWithBits(BitsPerKey(hint), KindFor(hint));
 }
 
+bool FilterPolicy::PlansKinds() const {
+  return options_.level_aware &&
+         options_.ribbon_saves == Options::RibbonSaving::kFalseReads &&
+         options_.ribbon_from_level != Options::kNoRibbon &&
+         !options_.exact_size;
+}
+
 FilterKind FilterPolicy::KindFor(const LevelHint& hint) const {
+  if (allocator_ && PlansKinds() &&
+      hint.compaction == LevelHint::Compaction::kLeveled && hint.level >= 0) {
+    return allocator_->Choose(hint).kind;
+  }
   return !options_.exact_size && hint.level >= options_.ribbon_from_level
              ? FilterKind::kRibbon
              : FilterKind::kBlocked;
@@ -123,6 +147,16 @@ FilterPolicy::Builder FilterPolicy::NewBuilderWithBits(double bits_per_key,
                        LevelAllocator::kMaxBitsPerKey)
           : options_.bits_per_key;
   options.seed = options_.seed;
+  if (kind == FilterKind::kRibbon && !options_.exact_size &&
+      options_.ribbon_saves == Options::RibbonSaving::kFalseReads) {
+    // Its own bits (Options::ribbon_saves); tables too small for a ribbon
+    // get the blocked kind at the same bits (FilterOptions::kind).
+    FilterOptions ribbon;
+    ribbon.kind = FilterKind::kRibbon;
+    ribbon.bits_per_key = options.bits_per_key;
+    ribbon.seed = options_.seed;
+    return Builder(*FilterBuilder::Create(ribbon));
+  }
   if (kind == FilterKind::kRibbon && !options_.exact_size) {
     const double rate = BloomEquivalentFpRate(options.bits_per_key);
     if (rate > 0) {

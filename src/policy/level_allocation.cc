@@ -51,6 +51,7 @@
 #include "absl/strings/str_cat.h"
 #include "blockbloom/sizing.h"
 #include "src/policy/rate_hull.h"
+#include "src/ribbon/sizing.h"
 
 namespace blockbloom {
 namespace {
@@ -122,6 +123,12 @@ double BlockedFpRate(double bits_per_key) {
   if (!shape.ok()) return 1;
   absl::StatusOr<double> rate = EstimatedFpRate(*shape, kReferenceKeys);
   return rate.ok() ? *rate : 1;
+}
+
+double RibbonFpRate(double bits_per_key) {
+  if (!(bits_per_key > 0)) return 1;
+  return std::min(
+      1.0, internal::ribbon::EstimatedFpRate(kReferenceKeys, bits_per_key));
 }
 
 struct LevelAllocator::Plans {

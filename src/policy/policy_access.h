@@ -21,6 +21,12 @@ struct PolicyAccess {
   static uint8_t InPlaceTagEnd(const FilterPolicy& policy) {
     return policy.in_place_tag_end_;
   }
+  // The level_aware plan (with the kinds it chooses from), or null: for an
+  // engine adapter that plans on its own observations (the RocksDB
+  // adapter's learned plan) over the same kinds and budget.
+  static const LevelAllocator* Allocator(const FilterPolicy& policy) {
+    return policy.allocator_.get();
+  }
 };
 
 }  // namespace blockbloom::internal

@@ -58,21 +58,25 @@ std::vector<std::string_view> Split(std::string_view s, char sep) {
 
 std::string RocksDBPolicyId(const FilterPolicy::Options& options) {
   // level_learned only when set: the ids of earlier versions stay the same.
-  return Cat({FilterPolicy::kName, ":", Number(options.bits_per_key),
-              ":seed:", std::to_string(options.seed),
-              ":verify_checksum:", options.verify_checksum ? "1" : "0",
-              ":level_aware:", options.level_aware ? "1" : "0",
-              ":level_size_multiplier:", Number(options.level_size_multiplier),
-              ":level_moved_fraction:", Number(options.level_moved_fraction),
-              options.level_learned ? ":level_learned:1" : "",
-              // Only when set, so ids (and OPTIONS files) of policies without
-              // ribbon levels stay what earlier versions wrote and read.
-              options.ribbon_from_level == FilterPolicy::Options::kNoRibbon
-                  ? ""
-                  : ":ribbon_from_level:",
-              options.ribbon_from_level == FilterPolicy::Options::kNoRibbon
-                  ? ""
-                  : std::to_string(options.ribbon_from_level)});
+  return Cat(
+      {FilterPolicy::kName, ":", Number(options.bits_per_key),
+       ":seed:", std::to_string(options.seed),
+       ":verify_checksum:", options.verify_checksum ? "1" : "0",
+       ":level_aware:", options.level_aware ? "1" : "0",
+       ":level_size_multiplier:", Number(options.level_size_multiplier),
+       ":level_moved_fraction:", Number(options.level_moved_fraction),
+       options.level_learned ? ":level_learned:1" : "",
+       // Only when set, so ids (and OPTIONS files) of policies without
+       // ribbon levels stay what earlier versions wrote and read.
+       options.ribbon_from_level == FilterPolicy::Options::kNoRibbon
+           ? ""
+           : ":ribbon_from_level:",
+       options.ribbon_from_level == FilterPolicy::Options::kNoRibbon
+           ? ""
+           : std::to_string(options.ribbon_from_level),
+       options.ribbon_saves == FilterPolicy::Options::RibbonSaving::kFalseReads
+           ? ":ribbon_saves:false_reads"
+           : ""});
 }
 
 absl::StatusOr<FilterPolicy::Options> ParseRocksDBPolicyId(
@@ -111,12 +115,17 @@ absl::StatusOr<FilterPolicy::Options> ParseRocksDBPolicyId(
       ok = ParseBool(value, &options.level_learned);
     } else if (name == "ribbon_from_level") {
       ok = ParseNumber(value, &options.ribbon_from_level);
+    } else if (name == "ribbon_saves") {
+      using Saving = FilterPolicy::Options::RibbonSaving;
+      ok = value == "memory" || value == "false_reads";
+      options.ribbon_saves =
+          value == "false_reads" ? Saving::kFalseReads : Saving::kMemory;
     } else {
       return absl::InvalidArgumentError(
           Cat({"filter policy \"", id, "\": unknown setting \"", name,
                "\" (known: seed, verify_checksum, level_aware, "
                "level_size_multiplier, level_moved_fraction, level_learned, "
-               "ribbon_from_level)"}));
+               "ribbon_from_level, ribbon_saves)"}));
     }
     if (!ok) {
       return absl::InvalidArgumentError(

@@ -20,6 +20,7 @@
 #include "absl/strings/str_format.h"
 #include "blockbloom/format.h"
 #include "blockbloom/hash.h"
+#include "src/policy/policy_access.h"
 #include "src/rocksdb/filter_bits.h"
 #include "src/rocksdb/learned_plan.h"
 #include "src/rocksdb/policy_id.h"
@@ -143,10 +144,11 @@ class PolicyState {
 class Builder final : public rocksdb::FilterBitsBuilder {
  public:
   Builder(const blockbloom::FilterPolicy& policy, const LevelHint& hint,
-          double bits_per_key, bool verify, std::string column_family)
+          const LevelAllocator::Choice& choice, bool verify,
+          std::string column_family)
       : policy_(policy),
-        builder_(policy.NewBuilderWithBits(bits_per_key, policy.KindFor(hint))),
-        bits_per_key_(bits_per_key),
+        builder_(policy.NewBuilderWithBits(choice.bits_per_key, choice.kind)),
+        bits_per_key_(choice.bits_per_key),
         verify_(verify),
         hint_(hint),
         column_family_(std::move(column_family)) {
@@ -301,14 +303,9 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
       : policy_(std::move(policy)),
         id_(internal::RocksDBPolicyId(policy_.options())),
         state_(std::make_shared<PolicyState>()) {
-    if (policy_.options().level_aware) {
-      LevelAllocator::Options level;
-      level.bits_per_key = policy_.options().bits_per_key;
-      level.level_size_multiplier = policy_.options().level_size_multiplier;
-      level.moved_fraction = policy_.options().level_moved_fraction;
-      // FilterPolicy::Create validated the same options.
-      allocator_ =
-          std::make_unique<LevelAllocator>(*LevelAllocator::Create(level));
+    // The policy's own plan: the same budget and kinds.
+    if (const LevelAllocator* a = internal::PolicyAccess::Allocator(policy_)) {
+      allocator_ = std::make_unique<LevelAllocator>(*a);
     }
   }
 
@@ -327,7 +324,7 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
   rocksdb::FilterBitsBuilder* GetBuilderWithContext(
       const rocksdb::FilterBuildingContext& context) const override {
     const LevelHint hint = HintFor(context);
-    return new Builder(policy_, hint, BitsFor(hint, context),
+    return new Builder(policy_, hint, ChoiceFor(hint, context),
                        context.table_options.detect_filter_construct_corruption,
                        context.column_family_name);
   }
@@ -481,13 +478,15 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
     return hint;
   }
 
-  // The bits/key of a new table: the learned plan's (updated first from the
-  // counters), the model's, or the budget.
-  double BitsFor(const LevelHint& hint,
-                 const rocksdb::FilterBuildingContext& context) const {
+  // The kind and bits/key of a new table: the learned plan's (updated first
+  // from the counters), the model's, or the budget.
+  LevelAllocator::Choice ChoiceFor(
+      const LevelHint& hint,
+      const rocksdb::FilterBuildingContext& context) const {
     if (!allocator_ || !policy_.options().level_learned ||
         hint.compaction != LevelHint::Compaction::kLeveled || hint.level < 0) {
-      return policy_.BitsPerKey(hint);
+      return {.kind = policy_.KindFor(hint),
+              .bits_per_key = policy_.BitsPerKey(hint)};
     }
     const std::string& cf = context.column_family_name;
     const int dense = state_->DenseGroup(GroupOf(cf));
@@ -510,7 +509,12 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
                    cf.c_str(), plan->updates(), first, last,
                    plan->Describe().c_str());
     }
-    return plan->ChoiceFor(hint.level).bits_per_key;
+    // The plan chooses the kind when its allocator has several
+    // (ribbon_saves kFalseReads); otherwise the policy's rule does.
+    LevelAllocator::Choice choice = plan->ChoiceFor(hint.level);
+    if (allocator_->options().kinds.empty())
+      choice.kind = policy_.KindFor(hint);
+    return choice;
   }
 
   struct Depth {

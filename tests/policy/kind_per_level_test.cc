@@ -1,13 +1,17 @@
 // FilterPolicy::Options::ribbon_from_level: which builders get the ribbon
 // kind, and that a ribbon level keeps the rate bits_per_key gives the blocked
-// kind ("Bloom-equivalent" bits/key, as RocksDB's Ribbon) in fewer bytes.
+// kind ("Bloom-equivalent" bits/key, as RocksDB's Ribbon) in fewer bytes;
+// with ribbon_saves = kFalseReads, that it keeps the bytes and lowers the
+// rate, and that the level_aware plan then chooses the kinds.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "blockbloom/filter_policy.h"
 #include "blockbloom/format.h"
+#include "blockbloom/level_allocation.h"
 #include "blockbloom/sizing.h"
 #include "gtest/gtest.h"
 
@@ -136,6 +140,99 @@ TEST(KindPerLevelTest, LevelAwarePlanBitsAreBloomEquivalent) {
   const Filter filter = policy.NewReader(AsBytes(ribbon));
   EXPECT_LE(filter.EstimatedFpRate(), expected * 1.01) << bits;
   EXPECT_LT(8.0 * ribbon.size() / kKeys, bits * 0.8) << bits;
+}
+
+// kFalseReads without level_aware: the ribbon levels take the blocked
+// kind's bytes (bits_per_key real bits) and their rate is the ribbon's at
+// those bits, ~10x lower at 10 bits/key.
+TEST(KindPerLevelTest, FalseReadsKeepTheBytesAndLowerTheRate) {
+  constexpr int kKeys = 100'000;
+  constexpr int kProbes = 400'000;
+  FilterPolicy::Options o;
+  o.ribbon_from_level = 1;
+  o.ribbon_saves = FilterPolicy::Options::RibbonSaving::kFalseReads;
+  const FilterPolicy policy = *FilterPolicy::Create(o);
+  EXPECT_EQ(policy.KindFor(AtLevel(0)), FilterKind::kBlocked);
+  EXPECT_EQ(policy.KindFor(AtLevel(3)), FilterKind::kRibbon);
+  const std::string blocked = Block(policy, AtLevel(0), kKeys);
+  const std::string ribbon = Block(policy, AtLevel(3), kKeys);
+  ASSERT_EQ(KindOf(ribbon), FilterKind::kRibbon);
+  EXPECT_NEAR(static_cast<double>(ribbon.size()) / blocked.size(), 1.0, 0.03);
+  const Filter blocked_filter = policy.NewReader(AsBytes(blocked));
+  const Filter ribbon_filter = policy.NewReader(AsBytes(ribbon));
+  for (int i = 0; i < kKeys; ++i) {
+    ASSERT_TRUE(ribbon_filter.MayContain("key" + std::to_string(i)));
+  }
+  int fp_blocked = 0, fp_ribbon = 0;
+  for (int i = 0; i < kProbes; ++i) {
+    const std::string absent = "absent" + std::to_string(i);
+    fp_blocked += blocked_filter.MayContain(absent);
+    fp_ribbon += ribbon_filter.MayContain(absent);
+  }
+  // ~0.96% against ~0.1%: a factor 5 leaves room for the sampling error.
+  EXPECT_LT(5 * fp_ribbon, fp_blocked);
+  // Exact-size policies stay blocked (a ribbon is the larger small filter).
+  o.exact_size = true;
+  const FilterPolicy exact = *FilterPolicy::Create(o);
+  EXPECT_EQ(exact.KindFor(AtLevel(3)), FilterKind::kBlocked);
+}
+
+// kFalseReads with level_aware: the plan is made over both kinds' real
+// curves. The model tree's memory is still the budget (sum keys * bits over
+// the plan's choices), the levels above ribbon_from_level stay blocked, the
+// deep levels take the ribbon, and the expected false reads fall well below
+// the blocked plan's at the same memory.
+TEST(KindPerLevelTest, LevelAwarePlanChoosesTheKinds) {
+  FilterPolicy::Options o;
+  o.level_aware = true;
+  o.ribbon_from_level = 1;
+  o.ribbon_saves = FilterPolicy::Options::RibbonSaving::kFalseReads;
+  const FilterPolicy policy = *FilterPolicy::Create(o);
+  o.ribbon_saves = FilterPolicy::Options::RibbonSaving::kMemory;
+  const FilterPolicy memory = *FilterPolicy::Create(o);
+
+  LevelAllocator::Options both_kinds;
+  KindCurve ribbon;
+  ribbon.kind = FilterKind::kRibbon;
+  ribbon.fp_rate = RibbonFpRate;
+  ribbon.first_level = 1;
+  both_kinds.kinds = {KindCurve{}, ribbon};
+  const LevelAllocator planner = *LevelAllocator::Create(both_kinds);
+  const LevelAllocator blocked = *LevelAllocator::Create({});
+  const std::vector<LevelAllocator::Group> groups = planner.ModelGroups(4);
+  double keys = 0, bits = 0;
+  std::vector<LevelAllocator::Choice> choices;
+  for (int l = 0; l <= 4; ++l) {
+    LevelHint hint;
+    hint.level = l;
+    hint.first_level = 1;
+    hint.last_level = 4;
+    hint.is_bottommost = l == 4;
+    const FilterKind kind = policy.KindFor(hint);
+    EXPECT_EQ(kind, l == 0 ? FilterKind::kBlocked : FilterKind::kRibbon) << l;
+    // kMemory: the rule, at the blocked plan's bits.
+    EXPECT_EQ(memory.KindFor(hint), kind) << l;
+    choices.push_back({kind, policy.BitsPerKey(hint),
+                       planner.FpRate(kind, policy.BitsPerKey(hint))});
+    keys += groups[l].keys;
+    bits += groups[l].keys * policy.BitsPerKey(hint);
+  }
+  EXPECT_NEAR(bits / keys, 10, 0.01);
+  const double reads = planner.ExpectedCost(groups, choices);
+  const double blocked_reads =
+      blocked.ExpectedCost(groups, blocked.Optimize(groups, 10));
+  EXPECT_LT(reads, 0.3 * blocked_reads) << reads << " " << blocked_reads;
+  // Files of unknown level: blocked at the budget.
+  EXPECT_EQ(policy.KindFor(AtLevel(-1)), FilterKind::kBlocked);
+  EXPECT_EQ(policy.BitsPerKey(AtLevel(-1)), 10);
+  // A ribbon level's builder makes a ribbon of the plan's real bits.
+  LevelHint deep;
+  deep.level = 3;
+  deep.first_level = 1;
+  deep.last_level = 4;
+  const std::string block = Block(policy, deep, 50'000);
+  ASSERT_EQ(KindOf(block), FilterKind::kRibbon);
+  EXPECT_NEAR(8.0 * block.size() / 50'000 / policy.BitsPerKey(deep), 1.0, 0.03);
 }
 
 }  // namespace

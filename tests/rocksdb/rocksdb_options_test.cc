@@ -58,6 +58,7 @@ void ExpectSameOptions(const FilterPolicy::Options& a,
   EXPECT_EQ(a.level_size_multiplier, b.level_size_multiplier);
   EXPECT_EQ(a.level_moved_fraction, b.level_moved_fraction);
   EXPECT_EQ(a.ribbon_from_level, b.ribbon_from_level);
+  EXPECT_EQ(a.ribbon_saves, b.ribbon_saves);
 }
 
 TEST(RocksDBPolicyIdTest, RoundTripsEverySetting) {
@@ -83,6 +84,21 @@ TEST(RocksDBPolicyIdTest, RoundTripsEverySetting) {
   EXPECT_EQ(internal::ParseRocksDBPolicyId(internal::RocksDBPolicyId(third))
                 ->ribbon_from_level,
             -1);
+  // ribbon_saves only when it is not the default.
+  EXPECT_EQ(internal::RocksDBPolicyId(third).find("ribbon_saves"),
+            std::string::npos);
+  third.ribbon_saves = FilterPolicy::Options::RibbonSaving::kFalseReads;
+  const std::string saves = internal::RocksDBPolicyId(third);
+  EXPECT_NE(saves.find(":ribbon_saves:false_reads"), std::string::npos);
+  EXPECT_EQ(internal::ParseRocksDBPolicyId(saves)->ribbon_saves,
+            FilterPolicy::Options::RibbonSaving::kFalseReads);
+  EXPECT_EQ(
+      internal::ParseRocksDBPolicyId("blockbloom.v1:10:ribbon_saves:memory")
+          ->ribbon_saves,
+      FilterPolicy::Options::RibbonSaving::kMemory);
+  EXPECT_FALSE(
+      internal::ParseRocksDBPolicyId("blockbloom.v1:10:ribbon_saves:disk")
+          .ok());
 }
 
 TEST(RocksDBPolicyIdTest, OldIdAndPairsInAnyOrder) {
