@@ -1,6 +1,7 @@
 // Ribbon filters through FilterBuilder (FilterOptions::kind = kRibbon): a
 // ribbon for the sizes where it is the better filter, a blocked filter at
-// the same bits/key or rate where it is not (a few hundred keys and fewer)
+// the same bits/key or rate where it is not (a few hundred keys and fewer;
+// below 8,192 keys both are built and compared)
 // and where no ribbon can be built (forced here); never a false negative;
 // options that cannot make a ribbon are refused.
 #include <cstdint>
@@ -85,6 +86,35 @@ TEST(RibbonFallbackTest, SmallFiltersAreBlockedWhereThatIsBetter) {
   absl::StatusOr<Filter> filter = BuildKeys(Ribbon(), 3000);
   ASSERT_TRUE(filter.ok()) << filter.status();
   EXPECT_EQ(filter->kind(), FilterKind::kRibbon);
+}
+
+// Below 8,192 keys the builder makes both kinds and keeps the better: never
+// a worse rate in the same budget, never more bytes for the same rate, than
+// the blocked kind alone; a ribbon from a few hundred keys (the estimates
+// alone chose the blocked kind up to ~1,500 keys, at twice the ribbon's
+// rate); every key found either way.
+TEST(RibbonFallbackTest, SmallFiltersKeepTheBetterOfBoth) {
+  for (const uint64_t n : {20, 100, 300, 500, 1000, 2000, 5000, 8191}) {
+    SCOPED_TRACE(n);
+    FilterOptions ribbon = Ribbon();
+    FilterOptions blocked;
+    absl::StatusOr<Filter> r = BuildKeys(ribbon, n);
+    absl::StatusOr<Filter> b = BuildKeys(blocked, n);
+    ASSERT_TRUE(r.ok() && b.ok());
+    ExpectAllFound(*r, n);
+    EXPECT_LE(r->EstimatedFpRate(), b->EstimatedFpRate());
+    EXPECT_LE(r->bits().size(), b->bits().size());
+    if (n >= 500) {
+      EXPECT_EQ(r->kind(), FilterKind::kRibbon);
+    }
+    ribbon.fp_rate = blocked.fp_rate = 0.01;
+    r = BuildKeys(ribbon, n);
+    b = BuildKeys(blocked, n);
+    ASSERT_TRUE(r.ok() && b.ok());
+    ExpectAllFound(*r, n);
+    EXPECT_LE(r->EstimatedFpRate(), 0.01);
+    EXPECT_LE(r->bits().size(), b->bits().size());
+  }
 }
 
 TEST(RibbonFallbackTest, AFailedBuildFallsBackToBlocked) {
