@@ -138,6 +138,26 @@ void ExpectRibbonBelowL0(const std::map<int, double>& bits,
   EXPECT_GE(ribbon_levels, min_ribbon_levels);
 }
 
+// The latest OPTIONS file of the DB at `path` (its DB options and column
+// families into *db_options and *cfs, to reopen it with) and the blockbloom
+// policy options it names for the first column family; null (with a test
+// failure) if it names none. The options live as long as *cfs.
+const FilterPolicy::Options* LoadPolicyOptions(
+    const std::string& path, rocksdb::DBOptions* db_options,
+    std::vector<rocksdb::ColumnFamilyDescriptor>* cfs) {
+  rocksdb::Status s = rocksdb::LoadLatestOptions(rocksdb::ConfigOptions(), path,
+                                                 db_options, cfs);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  if (!s.ok() || cfs->empty()) return nullptr;
+  const auto* table =
+      (*cfs)[0]
+          .options.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
+  EXPECT_NE(table, nullptr);
+  return table == nullptr
+             ? nullptr
+             : RocksDBFilterPolicyOptions(table->filter_policy.get());
+}
+
 TEST(RocksDBKindTest, RibbonBelowL0NoFalseNegativesAndOptionsFileReopen) {
   ScratchDir dir("rocksdb_kind");
   {
@@ -163,22 +183,16 @@ TEST(RocksDBKindTest, RibbonBelowL0NoFalseNegativesAndOptionsFileReopen) {
   // The OPTIONS file names the setting; a DB reopened from it keeps it.
   rocksdb::DBOptions db_options;
   std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
-  rocksdb::Status s = rocksdb::LoadLatestOptions(rocksdb::ConfigOptions(),
-                                                 dir.path(), &db_options, &cfs);
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  const auto* table =
-      cfs[0]
-          .options.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
-  ASSERT_NE(table, nullptr);
   const FilterPolicy::Options* loaded =
-      RocksDBFilterPolicyOptions(table->filter_policy.get());
+      LoadPolicyOptions(dir.path(), &db_options, &cfs);
   ASSERT_NE(loaded, nullptr);
   EXPECT_EQ(loaded->ribbon_from_level, 1);
   EXPECT_EQ(loaded->bits_per_key, 10);
   db_options.statistics = rocksdb::CreateDBStatistics();
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw = nullptr;
-  s = rocksdb::DB::Open(db_options, dir.path(), cfs, &handles, &raw);
+  rocksdb::Status s =
+      rocksdb::DB::Open(db_options, dir.path(), cfs, &handles, &raw);
   ASSERT_TRUE(s.ok()) << s.ToString();
   std::unique_ptr<rocksdb::DB> db(raw);
   rocksdb::CompactRangeOptions compact;
@@ -246,15 +260,8 @@ TEST(RocksDBKindTest, RibbonSavesFalseReadsAtTheBudgetsMemory) {
   }
   rocksdb::DBOptions db_options;
   std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
-  rocksdb::Status s = rocksdb::LoadLatestOptions(rocksdb::ConfigOptions(),
-                                                 dir.path(), &db_options, &cfs);
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  const auto* table =
-      cfs[0]
-          .options.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
-  ASSERT_NE(table, nullptr);
   const FilterPolicy::Options* loaded =
-      RocksDBFilterPolicyOptions(table->filter_policy.get());
+      LoadPolicyOptions(dir.path(), &db_options, &cfs);
   ASSERT_NE(loaded, nullptr);
   EXPECT_EQ(loaded->ribbon_saves,
             FilterPolicy::Options::RibbonSaving::kFalseReads);
