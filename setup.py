@@ -5,6 +5,7 @@ relinks), with the tests, benchmarks, examples and install rules off."""
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -39,6 +40,9 @@ class CMakeBuild(build_ext):
             "-DBLOCKBLOOM_INSTALL=OFF",
             "-DPython3_EXECUTABLE=" + sys.executable,
         ]
+        # More CMake options from the environment, as scikit-build's
+        # CMAKE_ARGS (scripts/test: -DBLOCKBLOOM_WERROR=ON).
+        configure += shlex.split(os.environ.get("CMAKE_ARGS", ""))
         if shutil.which("ninja"):
             configure += ["-G", "Ninja"]
         subprocess.run(configure, check=True)
