@@ -32,19 +32,21 @@ int DefaultProbes(double bits_per_key) {
 }
 
 // kRibbon: below this many keys the builder makes both kinds and keeps the
-// better one (RibbonIsBetter). The estimates below assume layers of many
-// 64-slot blocks, and small ribbons beat them by far: at 10 bits/key, 2,000
-// keys estimated 0.54% and built 0.27%, 1,000 keys estimated 0.95%, above
-// the blocked kind's 0.86%, so the estimate alone gave small tables (an LSM
-// tree's small files, ~400 keys each) the blocked kind where a ribbon is
-// about 2x more accurate. Both builds of so few keys take microseconds.
+// better one (RibbonIsBetter). The estimates are rough for small filters,
+// whose layers are a few 64-slot blocks: at 10 bits/key (30 key sets each),
+// 1,000 keys estimated 0.122% and built 0.157%, 2,048 keys estimated 0.267%
+// and built 0.163%, 5,000 estimated 0.189% and built 0.129%; and at a few
+// dozen keys a one-block ribbon (3 columns at 20 keys: 12.5%) loses to the
+// blocked kind. So the estimate alone can give small tables (an LSM tree's
+// small files, ~400 keys each) the worse kind; both builds of so few keys
+// take microseconds.
 constexpr uint64_t kBuildBothBelow = 8192;
 
 // kRibbon: whether a ribbon is the better filter for n keys, by the
 // estimates: smaller for an fp_rate, more accurate in a bits_per_key budget.
-// Below a few hundred keys the 64-slot minimum of a layer and one column
-// per slot make a ribbon the worse one (RocksDB's Ribbon builder makes the
-// same check and builds its Bloom filter for small filters).
+// Below a few dozen keys the 64-slot minimum of a layer and one column per
+// slot make a ribbon the worse one (RocksDB's Ribbon builder makes the same
+// check and builds its Bloom filter for small filters).
 bool RibbonWins(const FilterOptions& options, uint64_t num_keys) {
   if (num_keys == 0) return true;  // no layers, no bytes
   const bool compact = options.compact_small_filters;

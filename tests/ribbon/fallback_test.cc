@@ -72,20 +72,18 @@ TEST(RibbonFallbackTest, NoKeys) {
 }
 
 TEST(RibbonFallbackTest, SmallFiltersAreBlockedWhereThatIsBetter) {
-  // 50 keys at 10 bits/key: a ribbon layer of 128 slots would get 3
-  // columns (12.5%), the blocked filter gets ~1%.
-  for (const bool by_rate : {false, true}) {
-    FilterOptions options = Ribbon();
-    if (by_rate) options.fp_rate = 0.01;
-    absl::StatusOr<Filter> filter = BuildKeys(options, 50);
-    ASSERT_TRUE(filter.ok()) << filter.status();
-    EXPECT_EQ(filter->kind(), FilterKind::kBlocked);
-    ExpectAllFound(*filter, 50);
-  }
-  // From a few thousand keys the ribbon wins either way.
-  absl::StatusOr<Filter> filter = BuildKeys(Ribbon(), 3000);
+  // 20 keys at 10 bits/key: a one-block ribbon (64 slots) gets 3 columns
+  // (12.5%), the blocked filter a few tenths of a percent.
+  absl::StatusOr<Filter> filter = BuildKeys(Ribbon(), 20);
   ASSERT_TRUE(filter.ok()) << filter.status();
-  EXPECT_EQ(filter->kind(), FilterKind::kRibbon);
+  EXPECT_EQ(filter->kind(), FilterKind::kBlocked);
+  ExpectAllFound(*filter, 20);
+  // From a few dozen keys the ribbon wins (50 keys: one block, 7 columns).
+  for (const uint64_t n : {50, 3000}) {
+    filter = BuildKeys(Ribbon(), n);
+    ASSERT_TRUE(filter.ok()) << filter.status();
+    EXPECT_EQ(filter->kind(), FilterKind::kRibbon) << n;
+  }
 }
 
 // Below 8,192 keys the builder makes both kinds and keeps the better: never
