@@ -177,10 +177,10 @@ absl::StatusOr<Filter> Build(absl::Span<uint64_t> hashes,
           break;
         }
       }
-      remaining = band(layer, index,
-                       index == 0 ? blocks0
-                                  : BlocksForKeys(remaining,
-                                                  LoadForKeys(remaining)));
+      remaining =
+          band(layer, index,
+               index == 0 ? blocks0
+                          : BlocksForKeys(remaining, LoadForKeys(remaining)));
     }
     if (static_cast<int>(salt) < failing_salts) fits = false;
     if (!fits) continue;  // `hashes` is still a permutation: the next salt

@@ -52,9 +52,9 @@ uint64_t EstimatedSlots(uint64_t num_keys) {
   if (num_keys > 0 && num_keys < kSmallLayerKeys) {
     const double blocks =
         std::ceil(static_cast<double>(num_keys) / (64 * kSingleLayerLoad));
-    return 64 * std::min<uint64_t>(
-                    static_cast<uint64_t>(blocks),
-                    BlocksForKeys(num_keys, LoadForKeys(num_keys)));
+    return 64 *
+           std::min<uint64_t>(static_cast<uint64_t>(blocks),
+                              BlocksForKeys(num_keys, LoadForKeys(num_keys)));
   }
   const double share = PreBumps(num_keys) ? kBumpSharePreBump : kBumpShare;
   uint64_t slots = 0;
