@@ -201,8 +201,9 @@ BLOCKBLOOM_C_EXPORT void blockbloom_options_set_compact_small_filters(
 /* The kind of filter to build (FilterOptions::kind): blockbloom_kind_blocked
    (the default) or blockbloom_kind_ribbon, the same false-positive rate in
    about 30% less memory, built and probed a few times slower, with
-   bits_per_key or fp_rate only. Where a ribbon would be the larger filter
-   (up to about a thousand keys) the builder makes a blocked one: ask the
+   bits_per_key or fp_rate only. Where a ribbon would be the larger or
+   less accurate filter (below a few dozen keys; below 8,192 keys the
+   builder makes both and keeps the better) it makes a blocked one: ask the
    filter (blockbloom_filter_kind). Another kind: the builder refuses the
    options (INVALID_ARGUMENT). */
 BLOCKBLOOM_C_EXPORT void blockbloom_options_set_kind(blockbloom_options_t*,

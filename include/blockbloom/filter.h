@@ -196,8 +196,9 @@ struct FilterOptions {
   //   (docs/BENCHMARKS.md, "Ribbon kind"; README.md, "Which filter
   //   kind"). With bits_per_key or fp_rate; not with shape or exact_size
   //   (InvalidArgument). Where a ribbon would be the larger or less
-  //   accurate filter (up to several hundred keys: a layer is at least 64
-  //   slots, its last 63 hold no start), and in the rare case no
+  //   accurate filter (below 8,192 keys the builder makes both and keeps
+  //   the better; the blocked kind wins below a few dozen keys, where a
+  //   ribbon of one 64-slot block gets few columns), and in the rare case no
   //   ribbon can be built (a pathological key set, 2^31 keys or more), the
   //   builder builds kBlocked at the same bits_per_key or fp_rate instead:
   //   Filter::kind() says which it built.
