@@ -165,14 +165,9 @@ absl::StatusOr<Filter> Build(absl::Span<uint64_t> hashes,
       if (index == 0 && single_from > 0) {
         // A small filter: the fewest blocks that hold every key in one
         // layer, if fewer than the default's layer 0 (SingleLayerBlocksFrom).
-        bool single = false;
-        for (uint32_t blocks = single_from; blocks < blocks0; ++blocks) {
-          if (band(layer, 0, blocks) == 0) {
-            single = true;
-            break;
-          }
-        }
-        if (single) {
+        uint32_t blocks = single_from;
+        while (blocks < blocks0 && band(layer, 0, blocks) > 0) ++blocks;
+        if (blocks < blocks0) {
           remaining = 0;
           break;
         }
