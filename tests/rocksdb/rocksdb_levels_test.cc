@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -204,7 +205,14 @@ TEST(RocksDBLevelsTest, EveryTableGetsItsLevelsBitsAndNoKeyIsMissed) {
     EXPECT_LE(8.0 * bytes / keys, planned(level.level) + slack + 0.01)
         << level.level;
   }
-  EXPECT_GE(populated, 3);
+  // Several levels were exercised: filters were built for L0 and at least
+  // two levels below it, and at least two levels hold tables at the end.
+  // (How many stay populated is RocksDB's timing: under ASan, compactions
+  // that lag behind the writes once left only L5 and L6.)
+  std::set<int> built_levels;
+  for (const RocksDBBuiltFilter& f : built) built_levels.insert(f.level);
+  EXPECT_GE(built_levels.size(), 3u);
+  EXPECT_GE(populated, 2);
   std::printf("%d of %d tables were moved down after being written\n", moved,
               tables);
   EXPECT_LT(moved, tables / 4);
