@@ -1,12 +1,14 @@
 // Arbitrary bytes made into a ribbon block the reader gets past its
-// checksum: the tag, magic, payload size (from the layer count) and
-// checksum are set from the input, so that the fuzzer explores the layer
-// table's and the thresholds' validation and the probe of any payload bits
-// instead of stopping at the checksum. OpenFilter must never crash, read
+// checksum, in either footer: an input ending in 0x7F keeps the short
+// footer (version 6) and gets its checksum; any other gets the long one's
+// tag, magic, payload size (from the layer count) and checksum. So the
+// fuzzer explores the layer table's, the flags' and the thresholds'
+// validation and the probe of any payload bits instead of stopping at the
+// checksum. OpenFilter must never crash, read
 // out of bounds or hit undefined behaviour; a block that opens must probe
 // as the scalar reference (src/ribbon/reference.h) does, single and batch
 // alike, and InspectFilter must agree with it. Seeded from the golden
-// vectors in tests/testdata/ (ribbon_*.bbf).
+// vectors in tests/testdata/ (ribbon_*.bbf, ribbon6_*.bbf).
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -22,6 +24,18 @@
 namespace {
 
 constexpr size_t kFooter = 44;  // docs/FORMAT.md, "Ribbon encoding"
+constexpr size_t kShortFooter = 11;
+constexpr uint8_t kShortTag = 0x7F;
+
+// The short footer's checksum (bytes n-5 .. n-2): every other byte.
+void MakeShortConsistent(uint8_t* block, size_t n) {
+  XXH3_state_t state;
+  XXH3_64bits_reset(&state);
+  XXH3_64bits_update(&state, block, n - 5);
+  XXH3_64bits_update(&state, block + n - 1, 1);
+  const uint32_t checksum = static_cast<uint32_t>(XXH3_64bits_digest(&state));
+  std::memcpy(block + n - 5, &checksum, 4);
+}
 
 // The block's payload size (from its layer count), magic, tag and checksum.
 void MakeConsistent(uint8_t* block, size_t n) {
@@ -44,7 +58,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // An exactly-sized copy, so that any overread is caught.
   std::unique_ptr<uint8_t[]> copy(new uint8_t[size ? size : 1]);
   if (size) std::memcpy(copy.get(), data, size);
-  if (size >= kFooter) MakeConsistent(copy.get(), size);
+  if (size >= kShortFooter && data[size - 1] == kShortTag) {
+    MakeShortConsistent(copy.get(), size);
+  } else if (size >= kFooter) {
+    MakeConsistent(copy.get(), size);
+  }
   const absl::Span<const uint8_t> bytes(copy.get(), size);
 
   auto info = blockbloom::InspectFilter(bytes);

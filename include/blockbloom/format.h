@@ -52,9 +52,11 @@ enum class Encoding : uint8_t {
               // filters built with fewer_false_positives only
   kInPlace,   // bits + 1-byte tag, no checksum, no seed: the other
               // exact-size filters only
-  kRibbon,    // layers + 8 bytes per layer + 44-byte footer (format
-              // version 5): ribbon filters (FilterKind::kRibbon) only, the
-              // encoding kAuto picks for them
+  kRibbon,    // layers + 8 bytes per layer + an 11-byte footer (+8 with
+              // a non-zero seed, +2 with an origin; format version 6; the
+              // 44-byte footer of version 5 is still read): ribbon filters
+              // (FilterKind::kRibbon) only, the encoding kAuto picks for
+              // them
   // Deprecated: the old name of kAccurate (one release).
   kPacked = kAccurate,
 };
@@ -65,7 +67,8 @@ enum class Compression : uint8_t {
 };
 
 // Where a storage engine built a filter, recorded in the block (the full
-// encoding's footer, format 4.1; docs/FORMAT.md) so that whoever reads the
+// encoding's footer since format 4.1, the ribbon encoding's since 5.1 and
+// 6; docs/FORMAT.md) so that whoever reads the
 // block later knows how it was built: the RocksDB adapter records the LSM
 // level a table was written at and its column family, and its readers count
 // probes by them (docs/LEVELS.md, "The learned plan"). Changes no answer.
@@ -93,10 +96,10 @@ struct WriteOptions {
   // into memory on open instead of probed in place.
   Compression compression = Compression::kNone;
   int zstd_level = 3;  // 1 (fast) .. 19 (small)
-  // Recorded in the block if origin.recorded(): only the full encoding has
-  // room for it (kAuto then writes the full encoding; the others refuse an
-  // origin with InvalidArgument). A level or group out of range is
-  // InvalidArgument.
+  // Recorded in the block if origin.recorded(): only the full and ribbon
+  // encodings have room for it (kAuto then writes a blocked filter in the
+  // full encoding; the others refuse an origin with InvalidArgument). A
+  // level or group out of range is InvalidArgument.
   FilterOrigin origin;
 };
 
@@ -195,7 +198,8 @@ struct FilterInfo {
   uint64_t payload_bytes = 0;   // as stored
   uint64_t overhead_bytes = 0;  // trailer or footer
   uint64_t total_bytes = 0;
-  // What the writer recorded (full encoding, minor version 1 and later);
+  // What the writer recorded (full encoding 4.1 and later, ribbon encoding
+  // 5.1 and 6);
   // origin.recorded() is false otherwise.
   FilterOrigin origin;
 };

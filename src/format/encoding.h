@@ -12,6 +12,7 @@
 //   0x00 + (k - 1)            in-place:         bits | tag          (no crc)
 //   0x90 + l, l <= 14         accurate, set:      set* | crc16 | tag  (v3)
 //   0x9F                      ribbon: payload | layers | 44-byte footer (v5)
+//   0x7F                      ribbon: payload | layers | short footer (v6)
 //   0xA0 + (k - 1)            accurate, spread:   bits* | crc16 | tag (v3)
 //   0xE0 + (k - 1)            accurate, spread:   bits | crc16 | tag  (v2)
 //   0xF0 + l, l <= 14         accurate, set:      set | crc16 | tag  (v2)
@@ -50,11 +51,17 @@ inline constexpr uint8_t kAccurate3SetTag = 0x90;    // + l
 // Reserved for a later encoding by version 3, the ribbon encoding's since
 // version 5 (ribbon_encoding.cc says why).
 inline constexpr uint8_t kRibbonTag = 0x9F;
+// The ribbon encoding's short footer (version 6; ribbon_encoding.cc says
+// why this tag).
+inline constexpr uint8_t kShortRibbonTag = 0x7F;
 inline constexpr uint8_t kAccurate3SpreadTag = 0xA0;  // + k - 1
 inline constexpr int kAccurateVersion = 3;
 inline constexpr int kAccurateVersion2 = 2;
-// The format version that added the ribbon encoding: the newest.
+// The format version that added the ribbon encoding, and the one that
+// added its short footer: the newest.
 inline constexpr int kRibbonVersion = 5;
+inline constexpr int kShortRibbonVersion = 6;
+inline constexpr int kNewestVersion = kShortRibbonVersion;
 
 template <typename T>
 void Put(uint8_t* p, T v) {
@@ -66,6 +73,12 @@ T Get(const uint8_t* p) {
   std::memcpy(&v, p, sizeof(v));
   return v;
 }
+
+// A filter's origin as a u16 (the full footer's bytes 46-47, the ribbon
+// footers' field): bits 0-4 level + 1 (0: none recorded), bit 5
+// bottommost, bits 6-15 group. full.cc.
+uint16_t PackOrigin(const FilterOrigin& origin);
+FilterOrigin UnpackOrigin(uint16_t packed);
 
 // DataLoss, "blockbloom filter: " + what.
 absl::Status Corrupt(const std::string& what);
@@ -117,6 +130,10 @@ absl::StatusOr<Parsed> ParseInPlace(absl::Span<const uint8_t> block,
 inline constexpr size_t kRibbonFooterBytes = 44;
 absl::StatusOr<Parsed> ParseRibbon(absl::Span<const uint8_t> block,
                                    const ReadOptions& options);
+// The short footer: 11 bytes, +2 with an origin, +8 with a seed.
+inline constexpr size_t kShortRibbonFooterBytes = 11;
+absl::StatusOr<Parsed> ParseShortRibbon(absl::Span<const uint8_t> block,
+                                        const ReadOptions& options);
 
 // Each encoding's writer: appends `filter` to *dst (AppendFilter checked
 // that the encoding holds it).
@@ -125,7 +142,12 @@ absl::Status AppendFull(const Filter& filter, const WriteOptions& options,
                         std::string* dst, uint64_t* payload_bytes);
 void AppendAccurate(const Filter& filter, std::string* dst);
 void AppendInPlace(const Filter& filter, std::string* dst);
-void AppendRibbon(const Filter& filter, std::string* dst);
+// The short footer where it holds the filter (every ribbon the builder
+// makes), the 44-byte one otherwise (AppendLongRibbon).
+void AppendRibbon(const Filter& filter, const FilterOrigin& origin,
+                  std::string* dst);
+void AppendLongRibbon(const Filter& filter, const FilterOrigin& origin,
+                      std::string* dst);
 
 // The compact encoding holds only the shapes the sizing functions give; the
 // one a compact block of `bytes` bytes of bits holds, or false.

@@ -61,12 +61,27 @@ using internal::format::kFullTag;
 using internal::format::kMajorVersion;
 using internal::format::kReservedTag;
 using internal::format::kRibbonTag;
+using internal::format::kShortRibbonTag;
 using internal::format::ParseAccurate;
 using internal::format::ParseCompact;
 using internal::format::Parsed;
 using internal::format::ParseFull;
 using internal::format::ParseInPlace;
 using internal::format::ParseRibbon;
+using internal::format::ParseShortRibbon;
+
+// InvalidArgument for a level or group out of range.
+absl::Status CheckOrigin(const FilterOrigin& origin) {
+  if (!origin.recorded() ||
+      (origin.level <= FilterOrigin::kMaxLevel && origin.group >= 0 &&
+       origin.group <= FilterOrigin::kMaxGroup)) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "a filter's origin holds a level in [0, ", FilterOrigin::kMaxLevel,
+      "] and a group in [0, ", FilterOrigin::kMaxGroup, "], not level ",
+      origin.level, " and group ", origin.group));
+}
 
 absl::StatusOr<Parsed> Parse(absl::Span<const uint8_t> block,
                              const ReadOptions& options) {
@@ -84,11 +99,12 @@ absl::StatusOr<Parsed> Parse(absl::Span<const uint8_t> block,
     return ParseInPlace(block, options);
   }
   if (tag == kRibbonTag) return ParseRibbon(block, options);
+  if (tag == kShortRibbonTag) return ParseShortRibbon(block, options);
   if (tag == kReservedTag) {
     return absl::UnimplementedError(absl::StrFormat(
         "blockbloom filter: tag 0x%02x is an encoding of a later version; "
         "this reader knows versions 1 to %d",
-        tag, internal::format::kRibbonVersion));
+        tag, internal::format::kNewestVersion));
   }
   if (tag >= kAccurateSpreadTag ||
       (tag >= kAccurate3SetTag && tag < kAccurate3SpreadTag + 16)) {
@@ -99,8 +115,8 @@ absl::StatusOr<Parsed> Parse(absl::Span<const uint8_t> block,
   }
   if ((tag & 0xF0) != kFullTag) {
     return Corrupt(absl::StrFormat(
-        "not a blockbloom filter block (last byte 0x%02x, expected 0x00-0x0F "
-        "or 0x90-0xFE)",
+        "not a blockbloom filter block (last byte 0x%02x, expected 0x00-0x0F, "
+        "0x7F or 0x90-0xFE)",
         tag));
   }
   const int major = (tag & 0x0F) + 1;
@@ -132,18 +148,14 @@ absl::Status AppendFilter(const Filter& filter, const WriteOptions& options,
           "a ribbon filter (FilterKind::kRibbon) is written in the ribbon "
           "encoding only (kAuto or kRibbon)");
     }
-    if (options.origin.recorded()) {
-      return absl::InvalidArgumentError(
-          "the ribbon encoding records no origin (only the full encoding "
-          "does): leave WriteOptions::origin unset");
-    }
+    if (absl::Status s = CheckOrigin(options.origin); !s.ok()) return s;
     if (options.compression != Compression::kNone) {
       // A ribbon's solution words are random bits: nothing to compress.
       return absl::InvalidArgumentError(
           "the ribbon encoding is never compressed");
     }
     const size_t start = dst->size();
-    internal::format::AppendRibbon(filter, dst);
+    internal::format::AppendRibbon(filter, options.origin, dst);
     if (stats != nullptr) {
       stats->encoding = Encoding::kRibbon;
       stats->bits_bytes = stats->payload_bytes = filter.bits().size();
@@ -152,20 +164,14 @@ absl::Status AppendFilter(const Filter& filter, const WriteOptions& options,
     }
     return absl::OkStatus();
   }
-  const FilterOrigin& origin = options.origin;
-  if (origin.recorded()) {
-    if (origin.level > FilterOrigin::kMaxLevel || origin.group < 0 ||
-        origin.group > FilterOrigin::kMaxGroup) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "a filter's origin holds a level in [0, ", FilterOrigin::kMaxLevel,
-          "] and a group in [0, ", FilterOrigin::kMaxGroup, "], not level ",
-          origin.level, " and group ", origin.group));
-    }
+  if (options.origin.recorded()) {
+    if (absl::Status s = CheckOrigin(options.origin); !s.ok()) return s;
     if (encoding == Encoding::kAuto) encoding = Encoding::kFull;
     if (encoding != Encoding::kFull) {
       return absl::InvalidArgumentError(
-          "only the full encoding records a filter's origin: use "
-          "Encoding::kFull or kAuto, or leave WriteOptions::origin unset");
+          "only the full and ribbon encodings record a filter's origin: "
+          "use Encoding::kFull or kAuto, or leave WriteOptions::origin "
+          "unset");
     }
   }
   const bool exact_size = filter.kind() != FilterKind::kBlocked;

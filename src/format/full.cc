@@ -51,6 +51,8 @@ uint32_t FullChecksum(const uint8_t* footer,
   return static_cast<uint32_t>(XXH3_64bits_digest(&state));
 }
 
+}  // namespace
+
 // The origin as a u16: bits 0-4 level + 1 (0: none recorded), bit 5
 // bottommost, bits 6-15 group.
 uint16_t PackOrigin(const FilterOrigin& origin) {
@@ -68,8 +70,6 @@ FilterOrigin UnpackOrigin(uint16_t packed) {
   origin.group = packed >> 6;
   return origin;
 }
-
-}  // namespace
 
 void WriteFullFooter(const FullFooterFields& fields,
                      uint8_t footer[kFullFooterBytes],

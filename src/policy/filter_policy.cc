@@ -174,12 +174,15 @@ FilterPolicy::Builder FilterPolicy::NewBuilderWithBits(double bits_per_key,
   return Builder(*FilterBuilder::Create(options));
 }
 
-// Only the full encoding records an origin: blocks of exact-size filters
-// (engines with a filter per data block) are written without it.
+// The full and ribbon encodings record an origin: blocks of exact-size
+// filters (engines with a filter per data block) are written without it.
 WriteOptions FilterPolicy::Builder::WriteOptionsFor(
     const Filter& filter) const {
   WriteOptions write;
-  if (filter.kind() == FilterKind::kBlocked) write.origin = origin_;
+  if (filter.kind() == FilterKind::kBlocked ||
+      filter.kind() == FilterKind::kRibbon) {
+    write.origin = origin_;
+  }
   return write;
 }
 

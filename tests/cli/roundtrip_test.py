@@ -72,7 +72,7 @@ class RoundTripTest(CliTestCase):
         ribbon = self.build(keys, "r.bbf", ["--kind=ribbon", "--fp_rate=0.01"])
         blocked = self.build(keys, "b.bbf", ["--fp_rate=0.01"])
         info = self.info(ribbon)
-        self.assertEqual(info["format_version"], "5.0")
+        self.assertEqual(info["format_version"], "6.0")
         self.assertEqual(info["encoding"], "ribbon")
         self.assertEqual(info["kind"], "ribbon")
         self.assertEqual(info["layout"], "ribbon")

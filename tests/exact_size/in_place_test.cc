@@ -112,7 +112,10 @@ TEST(InPlaceProbeTest, ABlockItCannotReadMayMatch) {
 // a checked block's tag is still caught (tests/format/corruption_test.cc
 // flips every bit of such blocks).
 TEST(InPlaceProbeTest, NoSingleBitFlipTurnsACheckedTagIntoAnInPlaceOne) {
-  for (int tag = 0x90; tag <= 0xFF; ++tag) {
+  // Every checked tag: 0x90-0xFF and the short ribbon footer's 0x7F.
+  std::vector<int> checked = {0x7F};
+  for (int tag = 0x90; tag <= 0xFF; ++tag) checked.push_back(tag);
+  for (const int tag : checked) {
     EXPECT_FALSE(IsInPlaceTag(static_cast<uint8_t>(tag))) << tag;
     for (int bit = 0; bit < 8; ++bit) {
       EXPECT_FALSE(IsInPlaceTag(static_cast<uint8_t>(tag ^ (1 << bit))))

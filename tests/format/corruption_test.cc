@@ -154,10 +154,14 @@ INSTANTIATE_TEST_SUITE_P(
              10, true},
         Case{"in_place_empty", 0, 0, Encoding::kAuto, Compression::kNone, 10,
              true},
-        // Ribbon filters: two layers (layer 0 of 2,500 keys bumps ~5% to a
-        // second), and none (no keys: the footer alone).
+        // Ribbon filters (the short footer): two layers (layer 0 of 2,500
+        // keys bumps ~5% to a second) and a seed, one layer without, and
+        // none (no keys: the footer alone). The long footer of version 5:
+        // ribbon_encoding_test.
         Case{"ribbon", 2500, 3, Encoding::kAuto, Compression::kNone, 0, false,
              true},
+        Case{"ribbon_one_layer", 600, 0, Encoding::kAuto, Compression::kNone, 0,
+             false, true},
         Case{"ribbon_empty", 0, 0, Encoding::kAuto, Compression::kNone, 0,
              false, true}),
     [](const auto& param_info) { return std::string(param_info.param.name); });

@@ -112,14 +112,34 @@ const Golden kGolden[] = {
      Compression::kNone, 1450, kFewerFalsePositives, true},
     {"accurate_empty.bbf", 0, 10, 0, Encoding::kAuto, Compression::kNone, 0,
      kFewerFalsePositives, true},
-    // Format version 5: ribbon filters (FilterOptions::kind = kRibbon), a
-    // whole and a fractional budget, a seed, no keys.
-    {"ribbon_5000keys.bbf", 5000, 7, 0, Encoding::kAuto, Compression::kNone, 98,
-     kNotExactSize, false, true},
-    {"ribbon_3000keys_seeded.bbf", 3000, 9.5, 0x0123456789abcdef,
+    // Format version 6: ribbon filters (FilterOptions::kind = kRibbon) in
+    // the short footer, a whole and a fractional budget, a seed, no keys, an
+    // origin.
+    {"ribbon6_5000keys.bbf", 5000, 7, 0, Encoding::kAuto, Compression::kNone,
+     98, kNotExactSize, false, true},
+    {"ribbon6_3000keys_seeded.bbf", 3000, 9.5, 0x0123456789abcdef,
      Encoding::kAuto, Compression::kNone, 23, kNotExactSize, false, true},
-    {"ribbon_empty.bbf", 0, 10, 0, Encoding::kAuto, Compression::kNone, 0,
+    {"ribbon6_empty.bbf", 0, 10, 0, Encoding::kAuto, Compression::kNone, 0,
      kNotExactSize, false, true},
+    {"ribbon6_5000keys_origin.bbf",
+     5000,
+     7,
+     0,
+     Encoding::kAuto,
+     Compression::kNone,
+     98,
+     kNotExactSize,
+     false,
+     true,
+     {.level = 3, .bottommost = true, .group = 517}},
+    // Format version 5's long footer, which version 6 still reads but no
+    // longer writes: the same payloads and layer tables.
+    {"ribbon_5000keys.bbf", 5000, 7, 0, Encoding::kAuto, Compression::kNone, 98,
+     kNotExactSize, true, true},
+    {"ribbon_3000keys_seeded.bbf", 3000, 9.5, 0x0123456789abcdef,
+     Encoding::kAuto, Compression::kNone, 23, kNotExactSize, true, true},
+    {"ribbon_empty.bbf", 0, 10, 0, Encoding::kAuto, Compression::kNone, 0,
+     kNotExactSize, true, true},
 };
 
 std::string Key(int i) { return absl::StrCat("golden-key-", i); }
@@ -165,6 +185,18 @@ TEST_P(GoldenTest, RebuildsByteForByteAndAnswersAsPinned) {
   if (!g.read_only) {
     EXPECT_EQ(built, stored)
         << g.file << " changed: the format or layout moved";
+  } else if (g.ribbon) {
+    // The long footer (version 5): the same payload and layer table as the
+    // short footer written now.
+    const FilterInfo old_info = *InspectFilter(AsBytes(stored));
+    const FilterInfo new_info = *InspectFilter(AsBytes(built));
+    EXPECT_EQ(old_info.major_version, 5);
+    EXPECT_EQ(new_info.major_version, 6);
+    ASSERT_EQ(old_info.payload_bytes, new_info.payload_bytes) << g.file;
+    const size_t table = old_info.overhead_bytes - 44;
+    EXPECT_EQ(built.substr(0, new_info.payload_bytes + table),
+              stored.substr(0, old_info.payload_bytes + table))
+        << g.file;
   } else {
     // Same size and bits; the first 8 bytes and the trailer may differ.
     ASSERT_EQ(built.size(), stored.size()) << g.file;
@@ -194,7 +226,11 @@ TEST_P(GoldenTest, RebuildsByteForByteAndAnswersAsPinned) {
   EXPECT_EQ(positives, g.absent_positives);
   const FilterInfo info = *InspectFilter(AsBytes(stored), read);
   EXPECT_EQ(info.origin, g.origin) << g.file;
-  EXPECT_EQ(info.minor_version, g.origin.recorded() ? 1 : 0) << g.file;
+  // Minor version 1 marks an origin in the full and long ribbon footers;
+  // the short ribbon footer (version 6) has a flag for it.
+  EXPECT_EQ(info.minor_version,
+            g.origin.recorded() && info.major_version != 6 ? 1 : 0)
+      << g.file;
   // What an engine's exact-size policy answers for the block, in either mode:
   // the in-place probe of the caller's bytes (src/exact_size/in_place.h) for
   // in-place blocks, the verified, cached copy for every other encoding, as

@@ -1,6 +1,6 @@
 // A filter's origin (format 4.1: the full encoding's footer bytes 46-47,
-// minor version 1): written only where asked, read back, and invisible to a
-// 1.0 reader's answers.
+// minor version 1; the ribbon encoding's footers since 5.1 and 6): written
+// only where asked, read back, and invisible to a 1.0 reader's answers.
 #include <cstdint>
 #include <string>
 
@@ -115,7 +115,7 @@ TEST(FilterOriginTest, WriterRules) {
   options.origin = {.level = 1};
   options.encoding = Encoding::kCompact;
   EXPECT_THAT(SerializeFilter(Build(20), options).status().message(),
-              HasSubstr("only the full encoding records"));
+              HasSubstr("encodings record a filter's origin"));
   // Compressed full blocks carry it too.
   options.encoding = Encoding::kFull;
   options.compression = Compression::kZstd;
@@ -124,10 +124,10 @@ TEST(FilterOriginTest, WriterRules) {
   EXPECT_TRUE(OpenFilter(AsBytes(zstd)).ok());
 }
 
-// The ribbon encoding has no room for an origin: asked for one, it refuses
-// rather than drop it (the RocksDB adapter records it for blocked filters
-// only).
-TEST(FilterOriginTest, TheRibbonEncodingRefusesAnOrigin) {
+// The ribbon encoding records an origin too (format 6's short footer, two
+// bytes more; the RocksDB adapter records it for ribbons as for blocked
+// filters), and one out of range is refused as for the full encoding.
+TEST(FilterOriginTest, TheRibbonEncodingRecordsAnOrigin) {
   FilterOptions ribbon;
   ribbon.kind = FilterKind::kRibbon;
   ribbon.bits_per_key = 10;
@@ -135,13 +135,27 @@ TEST(FilterOriginTest, TheRibbonEncodingRefusesAnOrigin) {
   for (int i = 0; i < 20000; ++i) builder.Add(absl::StrCat("key", i));
   const Filter filter = *builder.Finish();
   ASSERT_EQ(filter.kind(), FilterKind::kRibbon);
+  const std::string plain = Write(filter, {});
+  EXPECT_FALSE(InspectFilter(AsBytes(plain))->origin.recorded());
+  for (const FilterOrigin origin :
+       {FilterOrigin{0, false, 0}, FilterOrigin{2, true, 517},
+        FilterOrigin{FilterOrigin::kMaxLevel, true, FilterOrigin::kMaxGroup}}) {
+    const std::string block = Write(filter, origin);
+    EXPECT_EQ(block.size(), plain.size() + 2);
+    const FilterInfo info = *InspectFilter(AsBytes(block));
+    EXPECT_EQ(info.encoding, Encoding::kRibbon);
+    EXPECT_EQ(info.origin, origin);
+    absl::StatusOr<Filter> read = OpenFilter(AsBytes(block));
+    ASSERT_TRUE(read.ok()) << read.status();
+    for (int i = 0; i < 20000; ++i) {
+      ASSERT_TRUE(read->MayContain(absl::StrCat("key", i)));
+    }
+  }
   WriteOptions options;
-  options.origin = {.level = 2};
+  options.origin = {.level = FilterOrigin::kMaxLevel + 1};
   const auto written = SerializeFilter(filter, options);
   EXPECT_EQ(written.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(written.status().message(), HasSubstr("records no origin"));
-  options.origin = {};
-  EXPECT_TRUE(SerializeFilter(filter, options).ok());
+  EXPECT_THAT(written.status().message(), HasSubstr("origin"));
 }
 
 }  // namespace
