@@ -92,8 +92,8 @@ void RegisterRocksDBFilterPolicy();
 // level a table was WRITTEN at, recorded in its filter block, format 4.1):
 // the report of docs/LEVELS.md, "The learned plan". Counts are of this
 // process (since the policy was made), and cover only readers made by this
-// policy object. Tables written before format 4.1 (no origin) are one row
-// with level -1.
+// policy object. Tables written before format 4.1 (no origin), and ribbons
+// written before format 6, are one row with level -1.
 struct RocksDBLevelReport {
   // The column family's name if this process built tables for it, else
   // "group N" (a reader-only process: see RocksDBColumnFamilyGroup).

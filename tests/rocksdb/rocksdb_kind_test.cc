@@ -161,8 +161,8 @@ const FilterPolicy::Options* LoadPolicyOptions(
 TEST(RocksDBKindTest, RibbonBelowL0NoFalseNegativesAndOptionsFileReopen) {
   ScratchDir dir("rocksdb_kind");
   {
-    rocksdb::Options options =
-        SmallTree(*NewRocksDBFilterPolicy(RibbonBelowL0()));
+    const auto policy = *NewRocksDBFilterPolicy(RibbonBelowL0());
+    rocksdb::Options options = SmallTree(policy);
     auto db = OpenDB(options, dir.path());
     Load(db.get());
     // One more flush (one table: less than a write buffer): an L0 table,
@@ -179,6 +179,15 @@ TEST(RocksDBKindTest, RibbonBelowL0NoFalseNegativesAndOptionsFileReopen) {
     // Every filter at the blocked kind's 10-bit rate, 0.96%.
     EXPECT_LT(AbsentProbeRate(db.get(), options.statistics.get(), kKeys),
               0.0125);
+    // Ribbons record their origin too (format 6): every probe is counted
+    // at the level that built its table, none as of unknown origin, and
+    // the ribbon levels were probed.
+    uint64_t probes_below_l0 = 0;
+    for (const RocksDBLevelReport& r : RocksDBFilterReport(policy.get())) {
+      EXPECT_GE(r.level, 0) << RocksDBFilterReportText(policy.get());
+      if (r.level >= 1) probes_below_l0 += r.probes;
+    }
+    EXPECT_GT(probes_below_l0, 0u) << RocksDBFilterReportText(policy.get());
   }
   // The OPTIONS file names the setting; a DB reopened from it keeps it.
   rocksdb::DBOptions db_options;
