@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "blockbloom/filter.h"
 #include "blockbloom/format.h"
 #include "blockbloom/sizing.h"
@@ -418,6 +419,7 @@ TEST(Persistence, RestoreOfDumpPayloads) {
   const std::string value = body.substr(0, body.size() - 2);
   int refused = 0;
   int accepted = 0;
+  std::string accepted_what;  // which damaged payloads loaded, for the log
   auto check = [&](const std::string& damaged, const std::string& what) {
     const Reply r = c.Command(
         {"RESTORE", "bad", "0", WithCrc(damaged + version), "REPLACE"});
@@ -428,6 +430,7 @@ TEST(Persistence, RestoreOfDumpPayloads) {
       return;
     }
     ++accepted;
+    accepted_what += " [" + what + "]";
     ASSERT_THAT(r, IsStatus("OK")) << what;
     const Reply d = c.Command({"DEBUG", "DIGEST-VALUE", "bad"});
     EXPECT_EQ(d.elements[0].str, digest) << what << " was accepted changed";
@@ -439,7 +442,8 @@ TEST(Persistence, RestoreOfDumpPayloads) {
   for (size_t n = 1; n < value.size(); ++n) {
     check(value.substr(0, n), "truncated to " + std::to_string(n));
   }
-  EXPECT_EQ(accepted, 0);
+  EXPECT_EQ(accepted, 0) << accepted_what << " of " << value.size()
+                         << " bytes: " << absl::BytesToHexString(value);
   // Bit flips: every bit of the first 200 bytes (type, module id, options,
   // layer records) and random bits elsewhere.
   std::mt19937_64 rng(2024);
