@@ -30,6 +30,7 @@
 // and an engine adapter fails open either way.
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -120,6 +121,19 @@ absl::Status TooManyLayers(int num_layers) {
       absl::StrCat(num_layers, " layers, more than ", ribbon::kMaxLayers));
 }
 
+// The layer table (just after the payload) read into p.ribbon, whose
+// num_layers <= kMaxLayers is set, and the layout checked against the
+// payload size: what both footers end with.
+absl::StatusOr<Parsed> WithLayers(absl::Span<const uint8_t> block, Parsed p) {
+  ReadLayerTable(block.data() + p.info.payload_bytes, &p.ribbon);
+  if (absl::Status s = ribbon::CheckLayout(p.ribbon, p.info.payload_bytes);
+      !s.ok()) {
+    return s;
+  }
+  p.payload = block.subspan(0, p.info.payload_bytes);
+  return p;
+}
+
 // What both footers share in FilterInfo.
 Parsed StartParsed(int major_version, int minor_version) {
   Parsed p;
@@ -189,13 +203,7 @@ absl::StatusOr<Parsed> ParseRibbon(absl::Span<const uint8_t> block,
   layout.bump_hi = footer[kBumpHiAt];
   layout.num_layers = num_layers;
   if (num_layers > ribbon::kMaxLayers) return TooManyLayers(num_layers);
-  ReadLayerTable(block.data() + info.payload_bytes, &layout);
-  if (absl::Status s = ribbon::CheckLayout(layout, info.payload_bytes);
-      !s.ok()) {
-    return s;
-  }
-  p.payload = block.subspan(0, info.payload_bytes);
-  return p;
+  return WithLayers(block, std::move(p));
 }
 
 absl::StatusOr<Parsed> ParseShortRibbon(absl::Span<const uint8_t> block,
@@ -255,13 +263,7 @@ absl::StatusOr<Parsed> ParseShortRibbon(absl::Span<const uint8_t> block,
   layout.result_bits = result_byte & 0x1F;
   layout.salt = (result_byte >> 5) & kShortMaxSalt;
   layout.num_layers = num_layers;  // bump thresholds: the defaults
-  ReadLayerTable(block.data() + info.payload_bytes, &layout);
-  if (absl::Status s = ribbon::CheckLayout(layout, info.payload_bytes);
-      !s.ok()) {
-    return s;
-  }
-  p.payload = block.subspan(0, info.payload_bytes);
-  return p;
+  return WithLayers(block, std::move(p));
 }
 
 void AppendLongRibbon(const Filter& filter, const FilterOrigin& origin,
