@@ -289,7 +289,7 @@ Result RunTree(const std::string& order, const std::string& lookup,
       ++r.levels;
     }
   }
-  if (absl::GetFlag(FLAGS_report) && policy_name == "learned") {
+  if (absl::GetFlag(FLAGS_report) && (policy_name == "learned" || policy_name == "learned_ribbon")) {
     std::printf("%s", blockbloom::RocksDBFilterReportText(
                           policy.get(),
                           stats->getTickerCount(rocksdb::NUMBER_KEYS_READ))

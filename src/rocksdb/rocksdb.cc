@@ -376,13 +376,13 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
       }
     }
     const auto add = [&](const std::string& cf, int level,
-                         const LevelObservation& o, double bits,
-                         double planned_fpr, const char* source) {
+                         const LevelObservation& o, FilterKind kind,
+                         double bits, double planned_fpr, const char* source) {
       RocksDBLevelReport r;
       r.column_family = cf;
       r.group = cf.empty() ? -1 : group_of[cf];
       r.level = level;
-      r.kind = "blocked";
+      r.kind = std::string(FilterKindName(kind));
       r.bits_per_key = bits;
       r.planned_fp_rate = planned_fpr;
       r.plan = source;
@@ -403,28 +403,34 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
         const bool in_tree =
             l == 0 || (depth.first > 0 && l >= depth.first && l <= depth.last);
         if (!in_tree && o.tables == 0 && o.probes == 0) continue;
+        LevelHint hint;
+        hint.level = l;
+        hint.first_level = depth.first > 0 ? depth.first : -1;
+        hint.last_level = depth.last > 0 ? depth.last : -1;
+        // The kind new tables get: the plan's when it chooses kinds
+        // (ribbon_saves kFalseReads), otherwise the policy's rule.
+        const bool plan_kinds =
+            allocator_ && !allocator_->options().kinds.empty();
         if (plan != plans_.end()) {
           const LevelAllocator::Choice c = plan->second->ChoiceFor(l);
-          add(name, l, o, c.bits_per_key, c.fp_rate, "learned");
+          add(name, l, o, plan_kinds ? c.kind : policy_.KindFor(hint),
+              c.bits_per_key, c.fp_rate, "learned");
         } else if (allocator_) {
-          LevelHint hint;
-          hint.level = l;
-          hint.first_level = depth.first > 0 ? depth.first : -1;
-          hint.last_level = depth.last > 0 ? depth.last : -1;
           const LevelAllocator::Choice c = allocator_->Choose(hint);
           // A learned policy that has built nothing in this process (e.g.
           // `blockbloom rocksdb`): its plan is still the prior, the model.
-          add(name, l, o, c.bits_per_key, c.fp_rate,
+          add(name, l, o, plan_kinds ? c.kind : policy_.KindFor(hint),
+              c.bits_per_key, c.fp_rate,
               policy_.options().level_learned ? "prior" : "model");
         } else {
-          add(name, l, o, policy_.options().bits_per_key,
+          add(name, l, o, policy_.KindFor(hint), policy_.options().bits_per_key,
               BlockedFpRate(policy_.options().bits_per_key), "uniform");
         }
       }
     }
     const LevelObservation unknown = state_->ObserveUnknown();
     if (unknown.tables > 0 || unknown.probes > 0) {
-      add("", -1, unknown, 0, 0, "unknown origin");
+      add("", -1, unknown, FilterKind::kBlocked, 0, 0, "unknown origin");
     }
     return out;
   }

@@ -183,8 +183,10 @@ TEST(RocksDBKindTest, RibbonBelowL0NoFalseNegativesAndOptionsFileReopen) {
     // at the level that built its table, none as of unknown origin, and
     // the ribbon levels were probed.
     uint64_t probes_below_l0 = 0;
+    // The report names the kind each level's new tables get.
     for (const RocksDBLevelReport& r : RocksDBFilterReport(policy.get())) {
       EXPECT_GE(r.level, 0) << RocksDBFilterReportText(policy.get());
+      EXPECT_EQ(r.kind, r.level >= 1 ? "ribbon" : "blocked");
       if (r.level >= 1) probes_below_l0 += r.probes;
     }
     EXPECT_GT(probes_below_l0, 0u) << RocksDBFilterReportText(policy.get());
@@ -234,7 +236,8 @@ TEST(RocksDBKindTest, RibbonSavesFalseReadsAtTheBudgetsMemory) {
   o.level_learned = true;
   o.ribbon_saves = FilterPolicy::Options::RibbonSaving::kFalseReads;
   {
-    rocksdb::Options options = SmallTree(*NewRocksDBFilterPolicy(o));
+    const auto policy = *NewRocksDBFilterPolicy(o);
+    rocksdb::Options options = SmallTree(policy);
     options.level_compaction_dynamic_level_bytes = true;
     auto db = OpenDB(options, dir.path());
     Load(db.get());
@@ -242,6 +245,16 @@ TEST(RocksDBKindTest, RibbonSavesFalseReadsAtTheBudgetsMemory) {
     ASSERT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
     std::map<int, uint64_t> keys;
     const std::map<int, double> bits = BitsPerKeyByLevel(db.get(), &keys);
+    // The report gives the plan's kind per level: blocked for L0, ribbons
+    // for the levels that hold keys below it.
+    for (const RocksDBLevelReport& r : RocksDBFilterReport(policy.get())) {
+      if (r.level == 0) {
+        EXPECT_EQ(r.kind, "blocked");
+      } else if (keys.count(r.level)) {
+        EXPECT_EQ(r.kind, "ribbon") << "L" << r.level;
+      }
+      EXPECT_EQ(r.plan, "learned");
+    }
     // The levels below L0 hold the budget's memory, ribbons of real bits
     // (~10 bits/key; the plan moves some to the upper levels); L0's few
     // blocked tables get more (each is probed by every Get).

@@ -145,6 +145,7 @@ TEST_F(RocksDBLearnedTest, EveryTableRecordsItsLevelAndIsCounted) {
     EXPECT_GE(r.level, 0) << RocksDBFilterReportText(policy.get());
     EXPECT_EQ(r.column_family, "default");
     EXPECT_EQ(r.plan, "model");
+    EXPECT_EQ(r.kind, "blocked");
     keys += r.keys;
     tables += r.tables;
     probes += r.probes;
