@@ -28,10 +28,20 @@ bool LearnedPlan::Update(const std::vector<LevelObservation>& observed,
   for (int l = 0; l < kLevels && l < static_cast<int>(observed.size()); ++l) {
     new_probes += observed[l].probes - seen_probes_[l];
   }
-  const bool tree_changed = first != first_ || last != last_;
+  uint64_t live_keys = 0;
+  for (int l = 0; l < kLevels && l < static_cast<int>(observed.size()); ++l) {
+    live_keys += observed[l].keys;
+  }
+  // The tree changed: its populated levels, or its live keys doubled (a
+  // young tree replans as it grows, before many probes are seen: the
+  // first flushes of a DB otherwise all got the prior's plan).
+  const bool tree_changed =
+      first != first_ || last != last_ ||
+      live_keys >= 2 * std::max<uint64_t>(planned_keys_, 1);
   if (updates_ > 0 && !tree_changed && new_probes < options_.min_new_probes) {
     return false;
   }
+  planned_keys_ = live_keys;
   first_ = first;
   last_ = last;
   ++updates_;
@@ -51,15 +61,36 @@ bool LearnedPlan::Update(const std::vector<LevelObservation>& observed,
     model_keys[level] += model[i].keys;
   }
 
-  uint64_t live_keys = 0;
-  for (int l = 0; l < kLevels && l < static_cast<int>(observed.size()); ++l) {
-    live_keys += observed[l].keys;
-  }
   // Forgetting: what was observed new_probes ago counts (1/2)^(new_probes
   // / half_life). Keys move with the same weight: a level's keys are then
   // their average over the recent probes.
   const double keep = std::exp2(-static_cast<double>(new_probes) /
                                 std::max(options_.half_life_probes, 1.0));
+  // Tables built at L0 (flushes) that hold most of the live keys are kept,
+  // not rewritten by compactions: ascending keys make every table a flush's,
+  // moved down whole to the last level. Then L0's share of the keys is its
+  // live share (the other levels' model shares scaled down to make room),
+  // and it may take every kind (below). Planned on the model's share, L0's
+  // 18-45 bits/key of the blocked kind held every key of level_tree_bench's
+  // ascending trees (16.7 bits/key for a budget of 10.25). Only then: below
+  // l0_kept_share, L0's live share is transient (its files pile up and are
+  // compacted away), and planning on it left the last level 1 bit/key
+  // short in a growing tree.
+  double model_total = 0;
+  for (double k : model_keys) model_total += k;
+  double l0_keys = model_keys[0];
+  double others_scale = 1;
+  bool l0_kept = false;
+  if (live_keys > 0 && model_total > 0) {
+    const double l0_share =
+        static_cast<double>(observed[0].keys) / static_cast<double>(live_keys);
+    const double model_share = model_keys[0] / model_total;
+    l0_kept = l0_share > options_.l0_kept_share && l0_share > model_share;
+    if (l0_kept) {
+      l0_keys = l0_share * model_total;
+      others_scale = (1 - l0_share) / (1 - model_share);
+    }
+  }
   std::vector<LevelAllocator::Group> groups;
   std::vector<int> level_of;
   for (int l = 0; l < kLevels; ++l) {
@@ -88,10 +119,18 @@ bool LearnedPlan::Update(const std::vector<LevelObservation>& observed,
     // grows), and planning on them overspent by 40% in
     // bench/rocksdb/level_tree_bench. What the tree does differently from
     // the model is in the probes, and the memory feedback below.
-    const double keys = model_keys[l];
+    // Except L0's share when its tables are kept (l0_keys, above).
+    const double keys = l == 0 ? l0_keys : model_keys[l] * others_scale;
     const double probes = e.probes + e.prior;
     if (keys <= 0 && probes <= 0) continue;
-    groups.push_back({.level = l, .keys = keys, .probes = probes});
+    // Flushes' filters that are kept (l0_kept) are planned as a level's
+    // that every kind may take: a kind kept from L0 (KindCurve::first_level,
+    // RocksDB's bloom_before_level) because flushes' tables are short-lived
+    // is then the wrong trade. In level_tree_bench's ascending trees the
+    // blocked flushes' filters held every key at 1.34x RocksDB Ribbon's
+    // false reads for the same memory.
+    const int plan_level = l == 0 && l0_kept ? kLevels : l;
+    groups.push_back({.level = plan_level, .keys = keys, .probes = probes});
     level_of.push_back(l);
   }
   if (live_keys > 0) have_keys_ = true;

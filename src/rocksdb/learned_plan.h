@@ -56,6 +56,11 @@ class LearnedPlan {
     double half_life_probes = 200'000;
     // An update with fewer new probes than this keeps the plan.
     uint64_t min_new_probes = 1000;
+    // When tables built at L0 (flushes) hold more than this share of the
+    // live keys, they are kept, not rewritten by compactions (ascending
+    // keys: every table is moved down whole), and L0 may take every kind
+    // (a ribbon), not only the kinds of KindCurve::first_level 0.
+    double l0_kept_share = 0.5;
     // A change of bits/key smaller than this is not a change (logged).
     double min_change = 0.5;
     // Feedback on the memory actually spent: once the live filters hold at
@@ -111,6 +116,7 @@ class LearnedPlan {
   std::vector<uint64_t> seen_positives_;
   int first_ = 1, last_ = 1;
   int updates_ = 0;
+  uint64_t planned_keys_ = 0;  // live keys at the last update
   double scale_ = 1;
   bool have_keys_ = false;  // smoothed_keys hold observations
 };

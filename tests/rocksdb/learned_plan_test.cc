@@ -167,6 +167,41 @@ TEST(LearnedPlanTest, AdaptsWhenTheWorkloadMoves) {
   EXPECT_LT(plan.ChoiceFor(1).bits_per_key, hot_first - 3);
 }
 
+// Both kinds, the ribbon from L1 (RocksDB's bloom_before_level = 1).
+LevelAllocator TwoKinds(double bits) {
+  LevelAllocator::Options o;
+  o.bits_per_key = bits;
+  KindCurve blocked, ribbon;
+  ribbon.kind = FilterKind::kRibbon;
+  ribbon.fp_rate = RibbonFpRate;
+  ribbon.first_level = 1;
+  o.kinds = {blocked, ribbon};
+  return *LevelAllocator::Create(o);
+}
+
+// Tables built at L0 that hold most live keys (ascending keys: flushes
+// moved down whole) are planned on their live share, at the budget, and may
+// take the ribbon; a young tree replans when its live keys double, before
+// many probes are seen.
+TEST(LearnedPlanTest, KeptFlushesTakeTheBudgetAndEveryKind) {
+  LearnedPlan plan(TwoKinds(10), {});
+  std::vector<LevelObservation> t = Tree();
+  for (int l = 0; l <= 4; ++l) t[l].probes = 10'000;
+  plan.Update(t, 1, 4);
+  EXPECT_EQ(plan.ChoiceFor(0).kind, FilterKind::kBlocked);
+  EXPECT_GT(plan.ChoiceFor(0).bits_per_key, 14);
+  // Every key is in tables built at L0, and twice as many keys live: no new
+  // probe is needed for the plan to change.
+  std::vector<LevelObservation> kept(LearnedPlan::kLevels);
+  for (const LevelObservation& o : t) kept[0].keys += 2 * o.keys;
+  for (int l = 0; l <= 4; ++l) kept[l].probes = t[l].probes;
+  kept[0].tables = 100;
+  EXPECT_TRUE(plan.Update(kept, 1, 4));
+  EXPECT_EQ(plan.ChoiceFor(0).kind, FilterKind::kRibbon);
+  EXPECT_NEAR(plan.ChoiceFor(0).bits_per_key, 10, 0.1);
+  EXPECT_NEAR(Spent(plan, kept), 10, 0.1);
+}
+
 TEST(LearnedPlanTest, DescribesEveryLevelOfTheTree) {
   LearnedPlan plan(Allocator(10), {});
   plan.Update(Tree(), 1, 4);
