@@ -133,13 +133,17 @@ class FilterPolicy {
     //    RibbonFpRate): the tree takes bits_per_key for all of its keys, as
     //    a blocked tree does, and the plan moves bits to where they remove
     //    the most false reads; the plan may keep a level at or below
-    //    ribbon_from_level blocked where that is cheaper, never the levels
-    //    above it.
+    //    ribbon_from_level blocked where that is cheaper, and keeps the
+    //    levels above it blocked, except that a learned plan (below) gives
+    //    flushes the ribbon when their tables hold most live keys (moved
+    //    down whole, as ascending keys make them: not short-lived).
     enum class RibbonSaving { kMemory, kFalseReads };
     RibbonSaving ribbon_saves = RibbonSaving::kMemory;
     // With level_aware, an engine adapter that counts its readers' probes
     // (the RocksDB adapter) adapts the plan to them: the learned plan
     // (docs/LEVELS.md, "The learned plan"). The model's plan is its prior.
+    // It also plans L0 on its live share of the keys when the tables built
+    // there hold most of them (kept flushes, above).
     bool level_learned = false;
   };
 
