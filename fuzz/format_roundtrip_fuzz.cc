@@ -1,7 +1,8 @@
 // Keys -> build -> serialize -> open -> every key matches, in every encoding
 // and codec (exact-size too), with any seed and size. The first byte picks
-// encoding, codec, bits/key and narrow lanes; bytes 1-8 the seed; the rest
-// are keys (1-byte length, then the key).
+// encoding, codec, bits/key and narrow lanes; bytes 1-8 the seed (its top
+// bit: an origin recorded, from its other bits, for the blocked kind); the
+// rest are keys (1-byte length, then the key).
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -49,6 +50,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     write.compression = blockbloom::Compression::kZstd;
     write.zstd_level = 1;
   }
+  if (!exact_size && (seed >> 63) != 0) {
+    write.origin.level = static_cast<int>((seed >> 8) % 31);
+    write.origin.bottommost = ((seed >> 13) & 1) != 0;
+    write.origin.group = static_cast<int>((seed >> 16) % 1024);
+  }
   std::string block = "untouched";
   blockbloom::WriteStats stats;
   absl::Status appended =
@@ -75,6 +81,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!read.ok()) abort();
   if (!(read->shape() == filter->shape()) || read->seed() != seed) abort();
   if (read->kind() != filter->kind()) abort();
+  auto info = blockbloom::InspectFilter(
+      blockbloom::AsBytes(std::string_view(block).substr(9)), read_options);
+  if (!info.ok() || !(info->origin == write.origin)) abort();
   for (auto k : keys) {
     if (!read->MayContain(k)) abort();
   }

@@ -20,8 +20,9 @@
 //   compressed fingerprint set, whichever is more accurate
 //   (FilterOptions::fewer_false_positives). The hash seed is not stored but
 //   mixed into the checksum.
-// - compact (version 1): the bits, then a 3-byte trailer (11 with a seed).
-//   Still read; written for small filters that are not exact-size.
+// - compact (version 1): the bits, then a 3-byte trailer (11 with a seed;
+//   version 7: +6 with the key count and an origin). Written for small
+//   filters that are not exact-size.
 // - full: the bits (optionally zstd-compressed), then a 56-byte footer with
 //   every parameter, the key count and a checksum. For per-SSTable filters.
 // - ribbon (version 5): a ribbon filter's layers, a table of their sizes and
@@ -44,9 +45,10 @@ namespace blockbloom {
 enum class Encoding : uint8_t {
   kAuto,      // an exact-size filter's own (accurate or in-place); else
               // compact for uncompressed filters under 1 KiB, full otherwise
-  kCompact,   // bits + 3-byte trailer (+8 with a non-zero seed); no key
-              // count, no compression; only the shapes the sizing functions
-              // give
+  kCompact,   // bits + 3-byte trailer (+8 with a non-zero seed; +6 with
+              // the key count and an origin, format version 7); the key
+              // count only with an origin; no compression; only the shapes
+              // the sizing functions give
   kFull,      // bits or zstd frame + 56-byte footer
   kAccurate,  // bits + 3-byte trailer, seed in the checksum only: exact-size
               // filters built with fewer_false_positives only
@@ -96,10 +98,10 @@ struct WriteOptions {
   // into memory on open instead of probed in place.
   Compression compression = Compression::kNone;
   int zstd_level = 3;  // 1 (fast) .. 19 (small)
-  // Recorded in the block if origin.recorded(): only the full and ribbon
-  // encodings have room for it (kAuto then writes a blocked filter in the
-  // full encoding; the others refuse an origin with InvalidArgument). A
-  // level or group out of range is InvalidArgument.
+  // Recorded in the block if origin.recorded(): only the full, compact
+  // (format 7) and ribbon encodings have room for it (kAuto picks among them
+  // as without one; the accurate and in-place encodings refuse an origin
+  // with InvalidArgument). A level or group out of range is InvalidArgument.
   FilterOrigin origin;
 };
 
@@ -199,8 +201,7 @@ struct FilterInfo {
   uint64_t overhead_bytes = 0;  // trailer or footer
   uint64_t total_bytes = 0;
   // What the writer recorded (full encoding 4.1 and later, ribbon encoding
-  // 5.1 and 6);
-  // origin.recorded() is false otherwise.
+  // 5.1 and 6, compact encoding 7); origin.recorded() is false otherwise.
   FilterOrigin origin;
 };
 absl::StatusOr<FilterInfo> InspectFilter(absl::Span<const uint8_t> bytes,

@@ -1,5 +1,17 @@
-// The compact encoding: bits | [seed u64] | crc16 | tag, for canonical
-// shapes (the size gives the shape, the tag k).
+// The compact encoding: bits | [seed u64] | [num_keys u32, origin u16] |
+// crc16 | tag, for canonical shapes (the size gives the shape, the tag k and
+// what is stored).
+//
+// The origin (version 7, tags 0x60 and 0x50 + k - 1): an engine adapter
+// that records where each filter was built (the RocksDB adapter's learned
+// plan counts probes by it) wrote small filters in the full encoding, the
+// only other one that held an origin, whose footer is 56 bytes: 0.6-0.9
+// bits/key for the ~500-700-key tables of small RocksDB trees, against 5
+// bytes here (11 with the key count, which the adapter's counters need for
+// each level's live keys; the full footer has it too). Why these tags: like
+// every checked tag (docs/FORMAT.md, "The tag"), each has two of bits 4-7 set,
+// so no single flipped bit turns one into an unchecked in-place tag; and they
+// were free.
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
@@ -13,6 +25,7 @@ namespace {
 
 constexpr size_t kCompactTrailerBytes = 3;  // crc16, tag
 constexpr size_t kSeedBytes = 8;
+constexpr size_t kOriginBytes = 2 + 4;  // origin u16, num_keys u32
 
 // A CRC-16 (src/format/crc16.h) of two bytes, because the compact encoding
 // exists for filters of ~40-150 keys, where each byte costs 0.05-0.2 bits per
@@ -48,11 +61,17 @@ absl::StatusOr<Parsed> ParseCompact(absl::Span<const uint8_t> block,
                                     const ReadOptions& options) {
   const size_t n = block.size();
   const uint8_t tag = block[n - 1];
-  const bool has_seed = (tag & 0xF0) == kCompactSeededTag;
-  const size_t overhead = kCompactTrailerBytes + (has_seed ? kSeedBytes : 0);
+  const uint8_t range = tag & 0xF0;
+  const bool has_seed =
+      range == kCompactSeededTag || range == kCompactOriginSeededTag;
+  const bool has_origin =
+      range == kCompactOriginTag || range == kCompactOriginSeededTag;
+  const size_t overhead = kCompactTrailerBytes + (has_seed ? kSeedBytes : 0) +
+                          (has_origin ? kOriginBytes : 0);
   if (n < overhead) {
     return Corrupt(absl::StrCat("truncated: ", n, " bytes, a compact filter",
                                 has_seed ? " with a seed" : "",
+                                has_origin ? " with an origin" : "",
                                 " has at least ", overhead));
   }
   if (options.verify_checksum) {
@@ -68,10 +87,18 @@ absl::StatusOr<Parsed> ParseCompact(absl::Span<const uint8_t> block,
   Parsed p;
   FilterInfo& info = p.info;
   info.encoding = Encoding::kCompact;
-  info.major_version = kMajorVersion;
-  info.minor_version = 0;  // the compact encoding has no minor versions
+  // Version 1's tags report the format's major version, as they always
+  // did; the origin's, the format version that added them (as the accurate
+  // and ribbon encodings do). No minor versions: a change is a new range.
+  info.major_version = has_origin ? kCompactOriginVersion : kMajorVersion;
+  info.minor_version = 0;
   info.shape.num_probes = (tag & 0x0F) + 1;
   info.seed = has_seed ? Get<uint64_t>(block.data() + n - overhead) : 0;
+  if (has_origin) {
+    info.origin = UnpackOrigin(Get<uint16_t>(block.data() + n - 3 - 2));
+    info.num_keys_known = true;
+    info.num_keys = Get<uint32_t>(block.data() + n - 3 - 2 - 4);
+  }
   const uint64_t payload_bytes = n - overhead;
   if (!CanonicalShape(payload_bytes, &info.shape)) {
     return Corrupt(absl::StrCat(
@@ -88,19 +115,28 @@ absl::StatusOr<Parsed> ParseCompact(absl::Span<const uint8_t> block,
   return p;
 }
 
-void AppendCompact(const Filter& filter, std::string* dst) {
+void AppendCompact(const Filter& filter, const FilterOrigin& origin,
+                   std::string* dst) {
   const absl::Span<const uint8_t> bits = filter.bits();
   const size_t start = dst->size();
   const bool has_seed = filter.seed() != 0;
+  const bool has_origin = origin.recorded();
   dst->append(reinterpret_cast<const char*>(bits.data()), bits.size());
-  uint8_t tail[kSeedBytes + kCompactTrailerBytes];
+  uint8_t tail[kSeedBytes + kOriginBytes + kCompactTrailerBytes];
   uint8_t* p = tail;
   if (has_seed) {
     Put<uint64_t>(p, filter.seed());
     p += kSeedBytes;
   }
-  p[2] = static_cast<uint8_t>((has_seed ? kCompactSeededTag : kCompactTag) +
-                              filter.num_probes() - 1);
+  if (has_origin) {
+    Put<uint32_t>(p, static_cast<uint32_t>(filter.num_keys()));
+    Put<uint16_t>(p + 4, PackOrigin(origin));
+    p += kOriginBytes;
+  }
+  const uint8_t range =
+      has_origin ? (has_seed ? kCompactOriginSeededTag : kCompactOriginTag)
+                 : (has_seed ? kCompactSeededTag : kCompactTag);
+  p[2] = static_cast<uint8_t>(range + filter.num_probes() - 1);
   p += kCompactTrailerBytes;
   dst->append(reinterpret_cast<const char*>(tail), p - tail);
   // The CRC covers the whole block but the CRC itself.

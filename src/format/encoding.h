@@ -9,6 +9,9 @@
 //   0xB0 + (major - 1)        full encoding:    payload | 56-byte footer
 //   0xC0 + (k - 1)            compact, seed 0:  bits | crc16 | tag
 //   0xD0 + (k - 1)            compact, seeded:  bits | seed u64 | crc16 | tag
+//   0x60 + (k - 1)            compact, origin:  bits | num_keys u32 |
+//                             origin u16 | crc16 | tag (v7; 0x50 + (k - 1):
+//                             with the seed u64 before num_keys)
 //   0x00 + (k - 1)            in-place:         bits | tag          (no crc)
 //   0x90 + l, l <= 14         accurate, set:      set* | crc16 | tag  (v3)
 //   0x9F                      ribbon: payload | layers | 44-byte footer (v5)
@@ -41,13 +44,17 @@
 namespace blockbloom::internal::format {
 
 inline constexpr int kMajorVersion = 1;
-inline constexpr uint8_t kFullTag = 0xB0;            // + major - 1
-inline constexpr uint8_t kCompactTag = 0xC0;         // + k - 1
-inline constexpr uint8_t kCompactSeededTag = 0xD0;   // + k - 1
-inline constexpr uint8_t kAccurateSpreadTag = 0xE0;  // + k - 1 (v2)
-inline constexpr uint8_t kAccurateSetTag = 0xF0;     // + l (v2)
-inline constexpr uint8_t kReservedTag = 0xFF;        // a later encoding
-inline constexpr uint8_t kAccurate3SetTag = 0x90;    // + l
+inline constexpr uint8_t kFullTag = 0xB0;           // + major - 1
+inline constexpr uint8_t kCompactTag = 0xC0;        // + k - 1
+inline constexpr uint8_t kCompactSeededTag = 0xD0;  // + k - 1
+// The compact encoding with an origin (version 7; compact.cc says why these
+// tags), without and with a seed.
+inline constexpr uint8_t kCompactOriginTag = 0x60;        // + k - 1
+inline constexpr uint8_t kCompactOriginSeededTag = 0x50;  // + k - 1
+inline constexpr uint8_t kAccurateSpreadTag = 0xE0;       // + k - 1 (v2)
+inline constexpr uint8_t kAccurateSetTag = 0xF0;          // + l (v2)
+inline constexpr uint8_t kReservedTag = 0xFF;             // a later encoding
+inline constexpr uint8_t kAccurate3SetTag = 0x90;         // + l
 // Reserved for a later encoding by version 3, the ribbon encoding's since
 // version 5 (ribbon_encoding.cc says why).
 inline constexpr uint8_t kRibbonTag = 0x9F;
@@ -57,11 +64,13 @@ inline constexpr uint8_t kShortRibbonTag = 0x7F;
 inline constexpr uint8_t kAccurate3SpreadTag = 0xA0;  // + k - 1
 inline constexpr int kAccurateVersion = 3;
 inline constexpr int kAccurateVersion2 = 2;
-// The format version that added the ribbon encoding, and the one that
-// added its short footer: the newest.
+// The format version that added the ribbon encoding, the one that added
+// its short footer, and the one that added the compact encoding's origin:
+// the newest.
 inline constexpr int kRibbonVersion = 5;
 inline constexpr int kShortRibbonVersion = 6;
-inline constexpr int kNewestVersion = kShortRibbonVersion;
+inline constexpr int kCompactOriginVersion = 7;
+inline constexpr int kNewestVersion = kCompactOriginVersion;
 
 template <typename T>
 void Put(uint8_t* p, T v) {
@@ -75,8 +84,8 @@ T Get(const uint8_t* p) {
 }
 
 // A filter's origin as a u16 (the full footer's bytes 46-47, the ribbon
-// footers' field): bits 0-4 level + 1 (0: none recorded), bit 5
-// bottommost, bits 6-15 group. full.cc.
+// footers' and the compact encoding's field): bits 0-4 level + 1 (0: none
+// recorded), bit 5 bottommost, bits 6-15 group. full.cc.
 uint16_t PackOrigin(const FilterOrigin& origin);
 FilterOrigin UnpackOrigin(uint16_t packed);
 
@@ -137,7 +146,10 @@ absl::StatusOr<Parsed> ParseShortRibbon(absl::Span<const uint8_t> block,
 
 // Each encoding's writer: appends `filter` to *dst (AppendFilter checked
 // that the encoding holds it).
-void AppendCompact(const Filter& filter, std::string* dst);
+// With a recorded `origin`, the tags of version 7 (the filter's key count
+// must fit in 32 bits then).
+void AppendCompact(const Filter& filter, const FilterOrigin& origin,
+                   std::string* dst);
 absl::Status AppendFull(const Filter& filter, const WriteOptions& options,
                         std::string* dst, uint64_t* payload_bytes);
 void AppendAccurate(const Filter& filter, std::string* dst);

@@ -4,6 +4,7 @@
 #include "blockbloom/format.h"
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -110,13 +111,15 @@ absl::StatusOr<Parsed> Parse(absl::Span<const uint8_t> block,
       (tag >= kAccurate3SetTag && tag < kAccurate3SpreadTag + 16)) {
     return ParseAccurate(block, options);
   }
-  if ((tag & 0xF0) == kCompactTag || (tag & 0xF0) == kCompactSeededTag) {
+  if ((tag & 0xF0) == kCompactTag || (tag & 0xF0) == kCompactSeededTag ||
+      (tag & 0xF0) == internal::format::kCompactOriginTag ||
+      (tag & 0xF0) == internal::format::kCompactOriginSeededTag) {
     return ParseCompact(block, options);
   }
   if ((tag & 0xF0) != kFullTag) {
     return Corrupt(absl::StrFormat(
         "not a blockbloom filter block (last byte 0x%02x, expected 0x00-0x0F, "
-        "0x7F or 0x90-0xFE)",
+        "0x50-0x6F, 0x7F or 0x90-0xFE)",
         tag));
   }
   const int major = (tag & 0x0F) + 1;
@@ -166,12 +169,14 @@ absl::Status AppendFilter(const Filter& filter, const WriteOptions& options,
   }
   if (options.origin.recorded()) {
     if (absl::Status s = CheckOrigin(options.origin); !s.ok()) return s;
-    if (encoding == Encoding::kAuto) encoding = Encoding::kFull;
-    if (encoding != Encoding::kFull) {
+    if (filter.kind() != FilterKind::kBlocked ||
+        (encoding != Encoding::kAuto && encoding != Encoding::kFull &&
+         encoding != Encoding::kCompact)) {
       return absl::InvalidArgumentError(
-          "only the full and ribbon encodings record a filter's origin: "
-          "use Encoding::kFull or kAuto, or leave WriteOptions::origin "
-          "unset");
+          "only the full, compact and ribbon encodings record a filter's "
+          "origin (the accurate and in-place encodings of exact-size "
+          "filters do not): use Encoding::kAuto, kFull or kCompact, or "
+          "leave WriteOptions::origin unset");
     }
   }
   const bool exact_size = filter.kind() != FilterKind::kBlocked;
@@ -221,11 +226,21 @@ absl::Status AppendFilter(const Filter& filter, const WriteOptions& options,
   const bool compactable = CanonicalShape(filter.bits().size(), &canonical) &&
                            canonical.num_blocks == filter.num_blocks() &&
                            canonical.lane_bits == filter.lane_bits();
+  // The compact encoding keeps an origin's key count in 32 bits.
+  const bool keys_fit =
+      !options.origin.recorded() ||
+      filter.num_keys() <= std::numeric_limits<uint32_t>::max();
   if (encoding == Encoding::kAuto) {
     encoding = options.compression == Compression::kNone && compactable &&
-                       filter.bits().size() < kAutoCompactMaxBytes
+                       keys_fit && filter.bits().size() < kAutoCompactMaxBytes
                    ? Encoding::kCompact
                    : Encoding::kFull;
+  }
+  if (encoding == Encoding::kCompact && !keys_fit) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the compact encoding records an origin with a key count below 2^32, "
+        "not ",
+        filter.num_keys(), "; use Encoding::kFull"));
   }
   if (encoding == Encoding::kCompact &&
       options.compression != Compression::kNone) {
@@ -242,7 +257,7 @@ absl::Status AppendFilter(const Filter& filter, const WriteOptions& options,
   const size_t start = dst->size();
   uint64_t payload_bytes = filter.bits().size();
   if (encoding == Encoding::kCompact) {
-    AppendCompact(filter, dst);
+    AppendCompact(filter, options.origin, dst);
   } else if (absl::Status s = AppendFull(filter, options, dst, &payload_bytes);
              !s.ok()) {
     return s;

@@ -112,8 +112,10 @@ TEST(InPlaceProbeTest, ABlockItCannotReadMayMatch) {
 // a checked block's tag is still caught (tests/format/corruption_test.cc
 // flips every bit of such blocks).
 TEST(InPlaceProbeTest, NoSingleBitFlipTurnsACheckedTagIntoAnInPlaceOne) {
-  // Every checked tag: 0x90-0xFF and the short ribbon footer's 0x7F.
+  // Every checked tag: 0x90-0xFF, the short ribbon footer's 0x7F and the
+  // compact encoding's with an origin, 0x50-0x6F.
   std::vector<int> checked = {0x7F};
+  for (int tag = 0x50; tag <= 0x6F; ++tag) checked.push_back(tag);
   for (int tag = 0x90; tag <= 0xFF; ++tag) checked.push_back(tag);
   for (const int tag : checked) {
     EXPECT_FALSE(IsInPlaceTag(static_cast<uint8_t>(tag))) << tag;

@@ -29,7 +29,8 @@ struct Case {
   // in the accurate encoding (fewer_false_positives) unless `in_place`.
   double exact_size_bits_per_key = 0;
   bool in_place = false;
-  bool ribbon = false;  // FilterOptions::kind = kRibbon
+  bool ribbon = false;       // FilterOptions::kind = kRibbon
+  FilterOrigin origin = {};  // WriteOptions::origin
 };
 
 class CorruptionTest : public ::testing::TestWithParam<Case> {};
@@ -55,6 +56,7 @@ TEST_P(CorruptionTest, EveryBitFlipAndTruncationIsCaughtOrHarmless) {
   WriteOptions write;
   write.encoding = c.encoding;
   write.compression = c.compression;
+  write.origin = c.origin;
   const std::string good = *SerializeFilter(filter, write);
   ReadOptions read;
   read.seed = c.seed;  // exact-size blocks do not store it
@@ -135,6 +137,26 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"compact_seeded", 20, 42, Encoding::kCompact, Compression::kNone},
         Case{"compact_32bit_lanes", 100, 0, Encoding::kCompact,
              Compression::kNone},
+        // Format 7: the compact encoding with the key count and an origin,
+        // without and with a seed.
+        Case{"compact_origin",
+             37,
+             0,
+             Encoding::kAuto,
+             Compression::kNone,
+             0,
+             false,
+             false,
+             {.level = 3, .bottommost = true, .group = 517}},
+        Case{"compact_origin_seeded",
+             20,
+             42,
+             Encoding::kCompact,
+             Compression::kNone,
+             0,
+             false,
+             false,
+             {.level = 0, .bottommost = false, .group = 1}},
         Case{"full", 20, 7, Encoding::kFull, Compression::kNone},
         Case{"full_zstd", 20, 0, Encoding::kFull, Compression::kZstd},
         // Exact-size blocks, as the LevelDB adapter writes them: a Bloom filter

@@ -1,6 +1,7 @@
 // A filter's origin (format 4.1: the full encoding's footer bytes 46-47,
-// minor version 1; the ribbon encoding's footers since 5.1 and 6): written
-// only where asked, read back, and invisible to a 1.0 reader's answers.
+// minor version 1; the ribbon encoding's footers since 5.1 and 6; the
+// compact encoding's tags 0x50-0x6F since 7): written only where asked, read
+// back, and invisible to a 1.0 reader's answers.
 #include <cstdint>
 #include <string>
 
@@ -58,14 +59,20 @@ TEST(FilterOriginTest, WithoutAnOriginTheBlockIsVersion10ByteForByte) {
   const FilterInfo info = *InspectFilter(AsBytes(plain));
   EXPECT_FALSE(info.origin.recorded());
   EXPECT_EQ(info.minor_version, 0);
-  // Small filters stay compact under kAuto without an origin, and become
-  // full with one (the compact encoding has no room for it).
+  // Small filters stay compact under kAuto, with an origin too (format 7;
+  // before it they became full, with a 56-byte footer).
   const Filter small = Build(20);
-  EXPECT_EQ(InspectFilter(AsBytes(Write(small, {})))->encoding,
-            Encoding::kCompact);
+  const std::string without = Write(small, {});
+  EXPECT_EQ(InspectFilter(AsBytes(without))->encoding, Encoding::kCompact);
+  EXPECT_EQ(InspectFilter(AsBytes(without))->major_version, 1);
   const std::string with = Write(small, {.level = 0, .group = 3});
-  EXPECT_EQ(InspectFilter(AsBytes(with))->encoding, Encoding::kFull);
-  EXPECT_EQ(InspectFilter(AsBytes(with))->origin.group, 3);
+  const FilterInfo compact = *InspectFilter(AsBytes(with));
+  EXPECT_EQ(compact.encoding, Encoding::kCompact);
+  EXPECT_EQ(compact.major_version, 7);
+  EXPECT_EQ(compact.origin.group, 3);
+  EXPECT_TRUE(compact.num_keys_known);
+  EXPECT_EQ(compact.num_keys, 20u);
+  EXPECT_EQ(with.size(), without.size() + 6);
 }
 
 // What a reader of format 4.0 sees: the same bytes but for the minor
@@ -113,15 +120,74 @@ TEST(FilterOriginTest, WriterRules) {
   EXPECT_EQ(SerializeFilter(filter, options).status().code(),
             absl::StatusCode::kInvalidArgument);
   options.origin = {.level = 1};
-  options.encoding = Encoding::kCompact;
+  options.encoding = Encoding::kAccurate;
   EXPECT_THAT(SerializeFilter(Build(20), options).status().message(),
               HasSubstr("encodings record a filter's origin"));
+  // Nor does an exact-size filter under kAuto (its encodings have no room).
+  FilterOptions exact;
+  exact.exact_size = true;
+  FilterBuilder builder = *FilterBuilder::Create(exact);
+  for (int i = 0; i < 40; ++i) builder.Add(absl::StrCat("key", i));
+  options.encoding = Encoding::kAuto;
+  EXPECT_EQ(SerializeFilter(*builder.Finish(), options).status().code(),
+            absl::StatusCode::kInvalidArgument);
   // Compressed full blocks carry it too.
   options.encoding = Encoding::kFull;
   options.compression = Compression::kZstd;
   const std::string zstd = *SerializeFilter(filter, options);
   EXPECT_EQ(InspectFilter(AsBytes(zstd))->origin.level, 1);
   EXPECT_TRUE(OpenFilter(AsBytes(zstd)).ok());
+}
+
+// The compact encoding records an origin and the key count (format 7, tags
+// 0x60 and 0x50 + k - 1: six bytes more); the bits are those of the block
+// without it, the answers the same, and its CRC covers both fields and the
+// tag: every flipped bit and every truncation is refused.
+TEST(FilterOriginTest, TheCompactEncodingRecordsAnOriginAndTheKeyCount) {
+  for (uint64_t seed : {uint64_t{0}, uint64_t{0x0123456789abcdef}}) {
+    FilterOptions options;
+    options.bits_per_key = 10;
+    options.seed = seed;
+    for (int n : {0, 37, 700}) {
+      FilterBuilder builder = *FilterBuilder::Create(options);
+      for (int i = 0; i < n; ++i) builder.Add(absl::StrCat("key", i));
+      const Filter filter = *builder.Finish();
+      const std::string plain = Write(filter, {}, Encoding::kCompact);
+      for (const FilterOrigin origin :
+           {FilterOrigin{0, false, 0}, FilterOrigin{2, true, 517},
+            FilterOrigin{FilterOrigin::kMaxLevel, true,
+                         FilterOrigin::kMaxGroup}}) {
+        const std::string block = Write(filter, origin);
+        ASSERT_EQ(block.size(), plain.size() + 6);
+        EXPECT_EQ(block.substr(0, filter.bits().size() + (seed ? 8 : 0)),
+                  plain.substr(0, filter.bits().size() + (seed ? 8 : 0)));
+        EXPECT_EQ(static_cast<uint8_t>(block.back()) & 0xF0,
+                  seed ? 0x50 : 0x60);
+        const FilterInfo info = *InspectFilter(AsBytes(block));
+        EXPECT_EQ(info.encoding, Encoding::kCompact);
+        EXPECT_EQ(info.origin, origin);
+        EXPECT_EQ(info.seed, seed);
+        EXPECT_EQ(info.num_keys, static_cast<uint64_t>(n));
+        absl::StatusOr<Filter> read = OpenFilter(AsBytes(block));
+        ASSERT_TRUE(read.ok()) << read.status();
+        EXPECT_EQ(read->num_keys(), static_cast<uint64_t>(n));
+        for (int i = 0; i < 2000; ++i) {
+          const std::string key = absl::StrCat(i < n ? "key" : "absent", i);
+          ASSERT_EQ(read->MayContain(key), filter.MayContain(key)) << key;
+        }
+      }
+      const std::string block = Write(filter, {.level = 3, .group = 9});
+      for (size_t bit = 0; bit < block.size() * 8; ++bit) {
+        std::string bad = block;
+        bad[bit / 8] ^= static_cast<char>(1 << (bit % 8));
+        ASSERT_FALSE(OpenFilter(AsBytes(bad)).ok()) << "bit " << bit;
+      }
+      for (size_t size = 0; size < block.size(); ++size) {
+        ASSERT_FALSE(OpenFilter(AsBytes(block.substr(0, size))).ok())
+            << "size " << size;
+      }
+    }
+  }
 }
 
 // The ribbon encoding records an origin too (format 6's short footer, two
