@@ -162,8 +162,10 @@ std::string Text(const Report& r) {
   line("format version",
        absl::StrCat(info.major_version, ".", info.minor_version));
   const bool ribbon = info.kind == FilterKind::kRibbon;
-  line("encoding", info.encoding == Encoding::kCompact
-                       ? "compact (trailer without key count)"
+  const char* compact = info.num_keys_known
+                            ? "compact (trailer with key count and origin)"
+                            : "compact (trailer without key count)";
+  line("encoding", info.encoding == Encoding::kCompact ? compact
                    : ribbon ? "ribbon (layer table and footer with key count)"
                             : "full (footer with key count)");
   line("kind", KindName(info.kind));
