@@ -62,10 +62,18 @@ inline thread_local uint32_t thread_probe_countdown = 0;
 // The sampled probe: counts it, draws the next interval.
 void CountSampledProbe(int slot, bool positive);
 
+// Whether this probe is the sampled one (and the countdown moves on). A
+// reader asks BEFORE it probes, so that the other probes return the filter's
+// answer directly (a tail call) and only the sampled one is counted
+// (CountSampledProbe) after it: through RocksDB's FilterBitsReader::MayMatch
+// that is 101.6 -> 94.6 instructions per probe (90.0 without counters).
+inline bool SampleThisProbe() {
+  return __builtin_expect(thread_probe_countdown-- == 0, 0);
+}
+
 // The probe path: one probe of the filter counted in `slot`.
 inline void CountProbe(int slot, bool positive) {
-  if (__builtin_expect(thread_probe_countdown-- != 0, 1)) return;
-  CountSampledProbe(slot, positive);
+  if (SampleThisProbe()) CountSampledProbe(slot, positive);
 }
 
 // For tests: every probe sampled (true) or kSampleEvery (false), in this

@@ -268,8 +268,16 @@ class Reader final : public rocksdb::FilterBitsReader {
   }
 
   bool MayMatch(const rocksdb::Slice& key) override {
+    // Sampled first: the other probes return the filter's answer as it is
+    // (probe_counters.h, SampleThisProbe).
+    if (!internal::SampleThisProbe()) return filter_.MayContain(View(key));
+    return CountedMayMatch(key);
+  }
+
+  // The sampled probe, out of line: the common path above stays small.
+  [[gnu::noinline]] bool CountedMayMatch(const rocksdb::Slice& key) {
     const bool may = filter_.MayContain(View(key));
-    internal::CountProbe(slot_, may);
+    internal::CountSampledProbe(slot_, may);
     return may;
   }
 
