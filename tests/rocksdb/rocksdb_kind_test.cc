@@ -46,6 +46,15 @@ FilterPolicy::Options RibbonBelowL0() {
   return o;
 }
 
+// The learned level-aware plan over both kinds (ribbon_saves kFalseReads).
+FilterPolicy::Options LearnedBothKinds() {
+  FilterPolicy::Options o = RibbonBelowL0();
+  o.level_aware = true;
+  o.level_learned = true;
+  o.ribbon_saves = FilterPolicy::Options::RibbonSaving::kFalseReads;
+  return o;
+}
+
 rocksdb::Options SmallTree(std::shared_ptr<const rocksdb::FilterPolicy> p) {
   rocksdb::Options o = testing::OptionsWith(std::move(p));
   o.compression = rocksdb::kNoCompression;
@@ -231,12 +240,8 @@ TEST(RocksDBKindTest, RibbonBelowL0NoFalseNegativesAndOptionsFileReopen) {
 // is missed, and the OPTIONS file keeps the setting.
 TEST(RocksDBKindTest, RibbonSavesFalseReadsAtTheBudgetsMemory) {
   ScratchDir dir("rocksdb_kind_false_reads");
-  FilterPolicy::Options o = RibbonBelowL0();
-  o.level_aware = true;
-  o.level_learned = true;
-  o.ribbon_saves = FilterPolicy::Options::RibbonSaving::kFalseReads;
   {
-    const auto policy = *NewRocksDBFilterPolicy(o);
+    const auto policy = *NewRocksDBFilterPolicy(LearnedBothKinds());
     rocksdb::Options options = SmallTree(policy);
     options.level_compaction_dynamic_level_bytes = true;
     auto db = OpenDB(options, dir.path());
@@ -296,11 +301,7 @@ TEST(RocksDBKindTest, RibbonSavesFalseReadsAtTheBudgetsMemory) {
 // budget, where a blocked L0 at the model's 18-45 bits/key held every key.
 TEST(RocksDBKindTest, KeptFlushesGetRibbonsAtTheBudget) {
   ScratchDir dir("rocksdb_kind_ascending");
-  FilterPolicy::Options o = RibbonBelowL0();
-  o.level_aware = true;
-  o.level_learned = true;
-  o.ribbon_saves = FilterPolicy::Options::RibbonSaving::kFalseReads;
-  const auto policy = *NewRocksDBFilterPolicy(o);
+  const auto policy = *NewRocksDBFilterPolicy(LearnedBothKinds());
   rocksdb::Options options = SmallTree(policy);
   options.level_compaction_dynamic_level_bytes = true;
   auto db = OpenDB(options, dir.path());
