@@ -6,9 +6,9 @@
 // that records where each filter was built (the RocksDB adapter's learned
 // plan counts probes by it) wrote small filters in the full encoding, the
 // only other one that held an origin, whose footer is 56 bytes: 0.6-0.9
-// bits/key for the ~500-700-key tables of small RocksDB trees, against 5
-// bytes here (11 with the key count, which the adapter's counters need for
-// each level's live keys; the full footer has it too). Why these tags: like
+// bits/key for the ~500-700-key tables of small RocksDB trees, against 9
+// bytes here (the trailer's 3, the origin, and the key count, which the
+// adapter's counters need for each level's live keys). Why these tags: like
 // every checked tag (docs/FORMAT.md, "The tag"), each has two of bits 4-7 set,
 // so no single flipped bit turns one into an unchecked in-place tag; and they
 // were free.

@@ -56,6 +56,8 @@ using internal::format::kAccurate3SpreadTag;
 using internal::format::kAccurateSpreadTag;
 using internal::format::kAccurateVersion;
 using internal::format::kAutoCompactMaxBytes;
+using internal::format::kCompactOriginSeededTag;
+using internal::format::kCompactOriginTag;
 using internal::format::kCompactSeededTag;
 using internal::format::kCompactTag;
 using internal::format::kFullTag;
@@ -112,8 +114,8 @@ absl::StatusOr<Parsed> Parse(absl::Span<const uint8_t> block,
     return ParseAccurate(block, options);
   }
   if ((tag & 0xF0) == kCompactTag || (tag & 0xF0) == kCompactSeededTag ||
-      (tag & 0xF0) == internal::format::kCompactOriginTag ||
-      (tag & 0xF0) == internal::format::kCompactOriginSeededTag) {
+      (tag & 0xF0) == kCompactOriginTag ||
+      (tag & 0xF0) == kCompactOriginSeededTag) {
     return ParseCompact(block, options);
   }
   if ((tag & 0xF0) != kFullTag) {
