@@ -24,7 +24,9 @@
 #include "src/rocksdb/filter_bits.h"
 #include "src/rocksdb/learned_plan.h"
 #include "src/rocksdb/policy_id.h"
-#include "src/rocksdb/probe_counters.h"
+#include "src/rocksdb/policy_state.h"
+#include "src/rocksdb/table_filter_builder.h"
+#include "src/rocksdb/table_filter_reader.h"
 #include "src/rocksdb/test_hooks.h"
 
 namespace blockbloom {
@@ -33,277 +35,10 @@ namespace {
 using internal::LearnedPlan;
 using internal::LevelObservation;
 
-std::atomic<uint64_t> batch_probe_calls{0};
-
-// Test hooks (rocksdb_internal.h). Set before a DB runs and cleared after;
-// the atomic flags keep the common path to one relaxed load.
-std::mutex hooks_mutex;
-std::function<void(uint64_t*)> hash_hook;
-std::function<void(const internal::RocksDBBuiltFilter&)> build_observer;
-std::atomic<bool> have_hash_hook{false};
-std::atomic<bool> have_build_observer{false};
-
-std::string_view View(const rocksdb::Slice& s) { return {s.data(), s.size()}; }
-
-// The origin's group of a column family: 10 bits of its name's hash.
-int GroupOf(const std::string& column_family) {
-  return static_cast<int>(HashKey(column_family, 0) &
-                          static_cast<uint64_t>(FilterOrigin::kMaxGroup));
-}
-
-// Counter slots of a policy's range: kGroups column families (by the group
-// recorded in the blocks; more share the last) x kLevelSlots levels of
-// creation (the last: blocks without an origin, written before format 4.1).
-constexpr int kGroups = 8;
-constexpr int kLevelSlots = 16;
-constexpr int kUnknownLevel = kLevelSlots - 1;
-static_assert(kGroups * kLevelSlots <= internal::kSlotsPerRange);
-static_assert(LearnedPlan::kLevels <= kUnknownLevel);
-
-// What a policy and its readers share: the counters, the live filters by
-// level of creation, and the plans. Readers keep it alive (RocksDB may keep
-// a reader after the policy object is gone).
-class PolicyState {
- public:
-  PolicyState() {
-    for (auto& a : keys_) a.store(0);
-    for (auto& a : bytes_) a.store(0);
-    for (auto& a : tables_) a.store(0);
-  }
-
-  // The dense index of an origin's group (a new one takes the next free
-  // index; the last is shared by the rest).
-  int DenseGroup(int group) {
-    std::lock_guard<std::mutex> lock(groups_mu_);
-    for (size_t i = 0; i < groups_.size(); ++i) {
-      if (groups_[i] == group) return static_cast<int>(i);
-    }
-    if (groups_.size() + 1 < kGroups) {
-      groups_.push_back(group);
-      return static_cast<int>(groups_.size() - 1);
-    }
-    return kGroups - 1;
-  }
-  // The groups seen, by dense index.
-  std::vector<int> Groups() {
-    std::lock_guard<std::mutex> lock(groups_mu_);
-    return groups_;
-  }
-  static int SlotIndex(int dense_group, int level) {
-    const int l =
-        level < 0 ? kUnknownLevel : std::min(level, LearnedPlan::kLevels - 1);
-    return dense_group * kLevelSlots + l;
-  }
-  int Slot(int index) const { return counters_.slot(index); }
-
-  void AddLive(int index, int64_t keys, int64_t bytes, int64_t tables) {
-    keys_[index].fetch_add(keys, std::memory_order_relaxed);
-    bytes_[index].fetch_add(bytes, std::memory_order_relaxed);
-    tables_[index].fetch_add(tables, std::memory_order_relaxed);
-  }
-
-  // By level of creation (LearnedPlan::kLevels; blocks without an origin
-  // are not in it): probes and positives since the policy was made, live
-  // keys, bytes and tables now.
-  std::vector<LevelObservation> Observe(int dense_group) const {
-    const std::vector<internal::ProbeCount> counts = counters_.Read();
-    std::vector<LevelObservation> out(LearnedPlan::kLevels);
-    for (int l = 0; l < LearnedPlan::kLevels; ++l) {
-      const int i = SlotIndex(dense_group, l);
-      out[l] = {counts[i].probes, counts[i].positives,
-                static_cast<uint64_t>(std::max<int64_t>(keys_[i].load(), 0)),
-                static_cast<uint64_t>(std::max<int64_t>(bytes_[i].load(), 0)),
-                static_cast<uint64_t>(std::max<int64_t>(tables_[i].load(), 0))};
-    }
-    return out;
-  }
-  // The same for the blocks without an origin (all groups).
-  LevelObservation ObserveUnknown() const {
-    const std::vector<internal::ProbeCount> counts = counters_.Read();
-    LevelObservation out;
-    for (int g = 0; g < kGroups; ++g) {
-      const int i = SlotIndex(g, -1);
-      out.probes += counts[i].probes;
-      out.positives += counts[i].positives;
-      out.keys += std::max<int64_t>(keys_[i].load(), 0);
-      out.bytes += std::max<int64_t>(bytes_[i].load(), 0);
-      out.tables += std::max<int64_t>(tables_[i].load(), 0);
-    }
-    return out;
-  }
-
- private:
-  internal::CounterRange counters_;
-  std::mutex groups_mu_;
-  std::vector<int> groups_;
-  std::atomic<int64_t> keys_[kGroups * kLevelSlots];
-  std::atomic<int64_t> bytes_[kGroups * kLevelSlots];
-  std::atomic<int64_t> tables_[kGroups * kLevelSlots];
-};
-
-class Builder final : public rocksdb::FilterBitsBuilder {
- public:
-  Builder(const blockbloom::FilterPolicy& policy, const LevelHint& hint,
-          const LevelAllocator::Choice& choice, bool verify,
-          std::string column_family)
-      : policy_(policy),
-        builder_(policy.NewBuilderWithBits(choice.bits_per_key, choice.kind)),
-        bits_per_key_(choice.bits_per_key),
-        verify_(verify),
-        hint_(hint),
-        column_family_(std::move(column_family)) {
-    // Where the table is written, for the readers' counters and for anyone
-    // who reads the block later (format 4.1).
-    if (hint.level >= 0) {
-      builder_.set_origin(
-          {.level = std::min(hint.level, FilterOrigin::kMaxLevel),
-           .bottommost = hint.is_bottommost,
-           .group = GroupOf(column_family_)});
-    }
-  }
-
-  void AddKey(const rocksdb::Slice& key) override {
-    if (!verify_ && !have_hash_hook.load(std::memory_order_relaxed)) {
-      builder_.AddKey(View(key));
-      return;
-    }
-    uint64_t h = HashKey(View(key), policy_.options().seed);
-    // Adjacent duplicates are counted once, as the builder does.
-    if (verify_ && (hashes_.empty() || hashes_.back() != h)) {
-      hashes_.push_back(h);
-    }
-    if (have_hash_hook.load(std::memory_order_relaxed)) {
-      std::lock_guard<std::mutex> lock(hooks_mutex);
-      if (hash_hook) hash_hook(&h);
-    }
-    builder_.AddHash(h);
-  }
-
-  size_t EstimateEntriesAdded() override { return builder_.num_keys(); }
-
-  rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf) override {
-    const uint64_t num_keys = builder_.num_keys();
-    std::string block;
-    // On failure Finish() has written a filter that matches everything.
-    builder_.Finish(&block).IgnoreError();
-    char* out = new char[block.size()];
-    std::memcpy(out, block.data(), block.size());
-    buf->reset(out);
-    // The hashes of THIS filter wait for MaybePostVerify (with partitioned
-    // filters, Finish is called once per partition).
-    verify_hashes_.swap(hashes_);
-    hashes_.clear();
-    if (have_build_observer.load(std::memory_order_relaxed)) {
-      std::lock_guard<std::mutex> lock(hooks_mutex);
-      if (build_observer) {
-        build_observer({column_family_, hint_.level, hint_.is_bottommost,
-                        hint_.first_level, hint_.last_level, bits_per_key_,
-                        num_keys, block.size()});
-      }
-    }
-    return rocksdb::Slice(out, block.size());
-  }
-
-  // detect_filter_construct_corruption: every key added must be in the
-  // finished filter. Memory corrupted while building (a flipped bit in the
-  // filter, a damaged hash) shows up as a key the filter rejects, or as a
-  // block that does not open (its checksum).
-  rocksdb::Status MaybePostVerify(const rocksdb::Slice& contents) override {
-    if (!verify_) return rocksdb::Status::OK();
-    std::vector<uint64_t> hashes;
-    hashes.swap(verify_hashes_);
-    absl::Status error;
-    const Filter filter = policy_.NewReader(AsBytes(View(contents)), &error);
-    if (!error.ok()) {
-      return rocksdb::Status::Corruption(
-          "blockbloom filter just built does not open",
-          std::string(error.message()));
-    }
-    for (uint64_t h : hashes) {
-      if (!filter.MayContainHash(h)) {
-        return rocksdb::Status::Corruption(
-            "blockbloom filter just built rejects a key that was added to it "
-            "(detect_filter_construct_corruption)");
-      }
-    }
-    return rocksdb::Status::OK();
-  }
-
-  // How many keys a filter of `bytes` bytes holds at this file's density
-  // (RocksDB uses it to size partitioned filters): bytes minus the 56-byte
-  // trailer of a full encoding.
-  size_t ApproximateNumEntries(size_t bytes) override {
-    const double bits = 8.0 * static_cast<double>(bytes > 56 ? bytes - 56 : 0);
-    return static_cast<size_t>(bits / bits_per_key_);
-  }
-
- private:
-  const blockbloom::FilterPolicy& policy_;  // outlives its builders
-  blockbloom::FilterPolicy::Builder builder_;
-  const double bits_per_key_;
-  const bool verify_;
-  const LevelHint hint_;
-  const std::string column_family_;
-  std::vector<uint64_t> hashes_;         // since the last Finish, if verify_
-  std::vector<uint64_t> verify_hashes_;  // of the last finished filter
-};
-
-class Reader final : public rocksdb::FilterBitsReader {
- public:
-  // Counts its probes in `slot_index` of `state`'s range and its filter
-  // among the live ones there.
-  Reader(Filter filter, std::shared_ptr<PolicyState> state, int slot_index,
-         uint64_t bytes)
-      : filter_(std::move(filter)),
-        state_(std::move(state)),
-        slot_index_(slot_index),
-        slot_(state_->Slot(slot_index)),
-        bytes_(bytes) {
-    state_->AddLive(slot_index_, static_cast<int64_t>(filter_.num_keys()),
-                    static_cast<int64_t>(bytes_), 1);
-  }
-  ~Reader() override {
-    state_->AddLive(slot_index_, -static_cast<int64_t>(filter_.num_keys()),
-                    -static_cast<int64_t>(bytes_), -1);
-  }
-
-  bool MayMatch(const rocksdb::Slice& key) override {
-    // Sampled first: the other probes return the filter's answer as it is
-    // (probe_counters.h, SampleThisProbe).
-    if (!internal::SampleThisProbe()) return filter_.MayContain(View(key));
-    return CountedMayMatch(key);
-  }
-
-  // The sampled probe, out of line: the common path above stays small.
-  [[gnu::noinline]] bool CountedMayMatch(const rocksdb::Slice& key) {
-    const bool may = filter_.MayContain(View(key));
-    internal::CountSampledProbe(slot_, may);
-    return may;
-  }
-
-  // MultiGet: up to 32 keys at a time.
-  void MayMatch(int num_keys, rocksdb::Slice** keys, bool* may_match) override {
-    batch_probe_calls.fetch_add(1, std::memory_order_relaxed);
-    constexpr int kChunk = 64;
-    std::string_view views[kChunk];
-    for (int start = 0; start < num_keys; start += kChunk) {
-      const int n = num_keys - start < kChunk ? num_keys - start : kChunk;
-      for (int i = 0; i < n; ++i) views[i] = View(*keys[start + i]);
-      filter_.MayContainBatch(absl::MakeConstSpan(views, n),
-                              absl::MakeSpan(may_match + start, n));
-    }
-    for (int i = 0; i < num_keys; ++i) {
-      internal::CountProbe(slot_, may_match[i]);
-    }
-  }
-
- private:
-  const Filter filter_;
-  const std::shared_ptr<PolicyState> state_;
-  const int slot_index_;
-  const int slot_;
-  const uint64_t bytes_;
-};
+using internal::PolicyState;
+using internal::TableFilterBuilder;
+using internal::TableFilterReader;
+using internal::View;
 
 class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
  public:
@@ -332,9 +67,10 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
   rocksdb::FilterBitsBuilder* GetBuilderWithContext(
       const rocksdb::FilterBuildingContext& context) const override {
     const LevelHint hint = HintFor(context);
-    return new Builder(policy_, hint, ChoiceFor(hint, context),
-                       context.table_options.detect_filter_construct_corruption,
-                       context.column_family_name);
+    return new TableFilterBuilder(
+        policy_, hint, ChoiceFor(hint, context),
+        context.table_options.detect_filter_construct_corruption,
+        context.column_family_name);
   }
 
   // `contents` stays alive as long as the reader (RocksDB keeps both in the
@@ -353,7 +89,8 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
       index = PolicyState::SlotIndex(state_->DenseGroup(info->origin.group),
                                      info->origin.level);
     }
-    return new Reader(policy_.NewReader(bytes), state_, index, contents.size());
+    return new TableFilterReader(policy_.NewReader(bytes), state_, index,
+                                 contents.size());
   }
 
   const blockbloom::FilterPolicy& policy() const { return policy_; }
@@ -371,7 +108,7 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
       std::string name = absl::StrCat("group ", groups[i]);
       for (const auto& [cf, depth] : depth_) {
         (void)depth;
-        if (GroupOf(cf) == groups[i]) name = cf;
+        if (internal::GroupOf(cf) == groups[i]) name = cf;
       }
       names[name] = static_cast<int>(i);
       group_of[name] = groups[i];
@@ -379,8 +116,8 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
     for (const auto& [cf, depth] : depth_) {
       (void)depth;
       if (names.count(cf) == 0) {
-        names[cf] = state_->DenseGroup(GroupOf(cf));
-        group_of[cf] = GroupOf(cf);
+        names[cf] = state_->DenseGroup(internal::GroupOf(cf));
+        group_of[cf] = internal::GroupOf(cf);
       }
     }
     const auto add = [&](const std::string& cf, int level,
@@ -503,7 +240,7 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
               .bits_per_key = policy_.BitsPerKey(hint)};
     }
     const std::string& cf = context.column_family_name;
-    const int dense = state_->DenseGroup(GroupOf(cf));
+    const int dense = state_->DenseGroup(internal::GroupOf(cf));
     const std::vector<LevelObservation> observed = state_->Observe(dense);
     std::lock_guard<std::mutex> lock(mutex_);
     std::unique_ptr<LearnedPlan>& plan = plans_[cf];
@@ -573,25 +310,6 @@ const bool registered_at_load = [] {
 
 }  // namespace
 
-namespace internal {
-uint64_t RocksDBBatchProbeCalls() {
-  return batch_probe_calls.load(std::memory_order_relaxed);
-}
-
-void SetRocksDBHashHookForTest(std::function<void(uint64_t*)> hook) {
-  std::lock_guard<std::mutex> lock(hooks_mutex);
-  have_hash_hook.store(static_cast<bool>(hook));
-  hash_hook = std::move(hook);
-}
-
-void SetRocksDBBuildObserverForTest(
-    std::function<void(const RocksDBBuiltFilter&)> observer) {
-  std::lock_guard<std::mutex> lock(hooks_mutex);
-  have_build_observer.store(static_cast<bool>(observer));
-  build_observer = std::move(observer);
-}
-}  // namespace internal
-
 std::shared_ptr<const rocksdb::FilterPolicy> NewRocksDBFilterPolicy(
     double bits_per_key) {
   FilterPolicy::Options options;
@@ -627,7 +345,7 @@ void RegisterRocksDBFilterPolicy() {
 }
 
 int RocksDBColumnFamilyGroup(const std::string& column_family) {
-  return GroupOf(column_family);
+  return internal::GroupOf(column_family);
 }
 
 std::vector<RocksDBLevelReport> RocksDBFilterReport(

@@ -2,6 +2,7 @@
 #ifndef BLOCKBLOOM_SRC_ROCKSDB_TEST_HOOKS_H_
 #define BLOCKBLOOM_SRC_ROCKSDB_TEST_HOOKS_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -31,6 +32,15 @@ struct RocksDBBuiltFilter {
 };
 void SetRocksDBBuildObserverForTest(
     std::function<void(const RocksDBBuiltFilter&)> observer);
+
+// For the adapter's builders and readers (test_hooks.cc): the flags keep the
+// common path to one relaxed load; the Run functions call the hook set, if
+// any.
+extern std::atomic<bool> rocksdb_have_hash_hook;
+extern std::atomic<bool> rocksdb_have_build_observer;
+void RunRocksDBHashHook(uint64_t* hash);
+void RunRocksDBBuildObserver(const RocksDBBuiltFilter& built);
+void CountRocksDBBatchProbeCall();
 
 }  // namespace blockbloom::internal
 

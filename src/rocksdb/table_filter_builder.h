@@ -1,0 +1,101 @@
+// The filter of one RocksDB table (or partition), as RocksDB's block-based
+// table builder asks for it: a rocksdb::FilterBitsBuilder over
+// FilterPolicy::Builder, at the kind and bits/key its policy chose
+// (src/rocksdb/rocksdb.cc), recording where the table is written (its
+// origin) for the readers' counters.
+#ifndef BLOCKBLOOM_SRC_ROCKSDB_TABLE_FILTER_BUILDER_H_
+#define BLOCKBLOOM_SRC_ROCKSDB_TABLE_FILTER_BUILDER_H_
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "blockbloom/filter_policy.h"
+#include "blockbloom/format.h"
+#include "blockbloom/hash.h"
+#include "blockbloom/level_allocation.h"
+#include "src/rocksdb/filter_bits.h"
+#include "src/rocksdb/policy_state.h"
+#include "src/rocksdb/test_hooks.h"
+
+namespace blockbloom::internal {
+
+inline std::string_view View(const rocksdb::Slice& s) {
+  return {s.data(), s.size()};
+}
+
+class TableFilterBuilder final : public rocksdb::FilterBitsBuilder {
+ public:
+  TableFilterBuilder(const blockbloom::FilterPolicy& policy,
+                     const LevelHint& hint,
+                     const LevelAllocator::Choice& choice, bool verify,
+                     std::string column_family)
+      : policy_(policy),
+        builder_(policy.NewBuilderWithBits(choice.bits_per_key, choice.kind)),
+        bits_per_key_(choice.bits_per_key),
+        verify_(verify),
+        hint_(hint),
+        column_family_(std::move(column_family)) {
+    // Where the table is written, for the readers' counters and for anyone
+    // who reads the block later (format 4.1).
+    if (hint.level >= 0) {
+      builder_.set_origin(
+          {.level = std::min(hint.level, FilterOrigin::kMaxLevel),
+           .bottommost = hint.is_bottommost,
+           .group = GroupOf(column_family_)});
+    }
+  }
+
+  void AddKey(const rocksdb::Slice& key) override {
+    if (!verify_ && !rocksdb_have_hash_hook.load(std::memory_order_relaxed)) {
+      builder_.AddKey(View(key));
+      return;
+    }
+    uint64_t h = HashKey(View(key), policy_.options().seed);
+    // Adjacent duplicates are counted once, as the builder does.
+    if (verify_ && (hashes_.empty() || hashes_.back() != h)) {
+      hashes_.push_back(h);
+    }
+    if (rocksdb_have_hash_hook.load(std::memory_order_relaxed)) {
+      RunRocksDBHashHook(&h);
+    }
+    builder_.AddHash(h);
+  }
+
+  size_t EstimateEntriesAdded() override { return builder_.num_keys(); }
+
+  rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf) override;
+
+  // detect_filter_construct_corruption: every key added must be in the
+  // finished filter. Memory corrupted while building (a flipped bit in the
+  // filter, a damaged hash) shows up as a key the filter rejects, or as a
+  // block that does not open (its checksum).
+  rocksdb::Status MaybePostVerify(const rocksdb::Slice& contents) override;
+
+  // How many keys a filter of `bytes` bytes holds at this file's density
+  // (RocksDB uses it to size partitioned filters): bytes minus the 56-byte
+  // trailer of a full encoding.
+  size_t ApproximateNumEntries(size_t bytes) override {
+    const double bits = 8.0 * static_cast<double>(bytes > 56 ? bytes - 56 : 0);
+    return static_cast<size_t>(bits / bits_per_key_);
+  }
+
+ private:
+  const blockbloom::FilterPolicy& policy_;  // outlives its builders
+  blockbloom::FilterPolicy::Builder builder_;
+  const double bits_per_key_;
+  const bool verify_;
+  const LevelHint hint_;
+  const std::string column_family_;
+  std::vector<uint64_t> hashes_;         // since the last Finish, if verify_
+  std::vector<uint64_t> verify_hashes_;  // of the last finished filter
+};
+
+}  // namespace blockbloom::internal
+
+#endif  // BLOCKBLOOM_SRC_ROCKSDB_TABLE_FILTER_BUILDER_H_

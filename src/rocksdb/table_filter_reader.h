@@ -1,0 +1,81 @@
+// The reader of one RocksDB table's filter: a rocksdb::FilterBitsReader over
+// a Filter probed in place, counting a sample of its probes by the table's
+// origin (probe_counters.h) for the learned plan.
+#ifndef BLOCKBLOOM_SRC_ROCKSDB_TABLE_FILTER_READER_H_
+#define BLOCKBLOOM_SRC_ROCKSDB_TABLE_FILTER_READER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <utility>
+
+#include "absl/types/span.h"
+#include "blockbloom/filter.h"
+#include "src/rocksdb/filter_bits.h"
+#include "src/rocksdb/policy_state.h"
+#include "src/rocksdb/probe_counters.h"
+#include "src/rocksdb/table_filter_builder.h"
+#include "src/rocksdb/test_hooks.h"
+
+namespace blockbloom::internal {
+
+class TableFilterReader final : public rocksdb::FilterBitsReader {
+ public:
+  // Counts its probes in `slot_index` of `state`'s range and its filter
+  // among the live ones there.
+  TableFilterReader(Filter filter, std::shared_ptr<PolicyState> state,
+                    int slot_index, uint64_t bytes)
+      : filter_(std::move(filter)),
+        state_(std::move(state)),
+        slot_index_(slot_index),
+        slot_(state_->Slot(slot_index)),
+        bytes_(bytes) {
+    state_->AddLive(slot_index_, static_cast<int64_t>(filter_.num_keys()),
+                    static_cast<int64_t>(bytes_), 1);
+  }
+  ~TableFilterReader() override {
+    state_->AddLive(slot_index_, -static_cast<int64_t>(filter_.num_keys()),
+                    -static_cast<int64_t>(bytes_), -1);
+  }
+
+  bool MayMatch(const rocksdb::Slice& key) override {
+    // Sampled first: the other probes return the filter's answer as it is
+    // (probe_counters.h, SampleThisProbe).
+    if (!SampleThisProbe()) return filter_.MayContain(View(key));
+    return CountedMayMatch(key);
+  }
+
+  // The sampled probe, out of line: the common path above stays small.
+  [[gnu::noinline]] bool CountedMayMatch(const rocksdb::Slice& key) {
+    const bool may = filter_.MayContain(View(key));
+    CountSampledProbe(slot_, may);
+    return may;
+  }
+
+  // MultiGet: up to 32 keys at a time.
+  void MayMatch(int num_keys, rocksdb::Slice** keys, bool* may_match) override {
+    CountRocksDBBatchProbeCall();
+    constexpr int kChunk = 64;
+    std::string_view views[kChunk];
+    for (int start = 0; start < num_keys; start += kChunk) {
+      const int n = num_keys - start < kChunk ? num_keys - start : kChunk;
+      for (int i = 0; i < n; ++i) views[i] = View(*keys[start + i]);
+      filter_.MayContainBatch(absl::MakeConstSpan(views, n),
+                              absl::MakeSpan(may_match + start, n));
+    }
+    for (int i = 0; i < num_keys; ++i) {
+      CountProbe(slot_, may_match[i]);
+    }
+  }
+
+ private:
+  const Filter filter_;
+  const std::shared_ptr<PolicyState> state_;
+  const int slot_index_;
+  const int slot_;
+  const uint64_t bytes_;
+};
+
+}  // namespace blockbloom::internal
+
+#endif  // BLOCKBLOOM_SRC_ROCKSDB_TABLE_FILTER_READER_H_
