@@ -8,7 +8,9 @@
 //   valgrind --tool=callgrind --callgrind-out-file=/dev/null
 //       counter_cost --mode=plain --probes=1000000 --rounds=1   (one line)
 // and the same with --mode=count; the difference of the two totals over
-// --probes is the counters' instructions per probe.
+// --probes is the counters' instructions per probe. --hot_ranges: the
+// adapter's reader is a learned policy's, whose sampled probes also keep
+// their keys (src/rocksdb/range_heat.h).
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -33,6 +35,10 @@ ABSL_FLAG(std::string, mode, "both",
 ABSL_FLAG(int, keys, 50'000, "keys in the filter (10 bits/key: 64 KiB)");
 ABSL_FLAG(int, probes, 10'000'000, "absent-key probes per round");
 ABSL_FLAG(int, rounds, 5, "rounds; the best is reported");
+ABSL_FLAG(bool, hot_ranges, false,
+          "the adapter's reader of a learned policy with hot ranges "
+          "(FilterPolicy::Options::hot_ranges: its sampled probes also keep "
+          "their keys), not of a plain one");
 
 namespace {
 
@@ -124,7 +130,11 @@ int main(int argc, char** argv) {
   blockbloom::WriteOptions write;
   write.origin = {.level = 3, .bottommost = false, .group = 1};
   const std::string block = *blockbloom::SerializeFilter(filter, write);
-  auto policy = blockbloom::NewRocksDBFilterPolicy(10);
+  blockbloom::FilterPolicy::Options policy_options;
+  policy_options.bits_per_key = 10;
+  policy_options.level_aware = absl::GetFlag(FLAGS_hot_ranges);
+  policy_options.level_learned = absl::GetFlag(FLAGS_hot_ranges);
+  auto policy = *blockbloom::NewRocksDBFilterPolicy(policy_options);
   std::unique_ptr<rocksdb::FilterBitsReader> counted(
       policy->GetFilterBitsReader(block));
   std::unique_ptr<rocksdb::FilterBitsReader> plain_reader(

@@ -48,6 +48,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "blockbloom/rocksdb.h"
@@ -159,10 +160,15 @@ std::shared_ptr<const rocksdb::FilterPolicy> MakePolicy(
   }
   blockbloom::FilterPolicy::Options o;
   o.bits_per_key = budget;
+  // "_flat": the learned plan without hot ranges (every table of a level
+  // at the plan's bits; FilterPolicy::Options::hot_ranges = false).
+  const bool flat = absl::EndsWith(name, "_flat");
+  const std::string base = flat ? name.substr(0, name.size() - 5) : name;
   o.level_aware =
-      name == "model" || name == "learned" || name == "learned_ribbon";
-  o.level_learned = name == "learned" || name == "learned_ribbon";
-  if (name == "learned_ribbon") {
+      base == "model" || base == "learned" || base == "learned_ribbon";
+  o.level_learned = base == "learned" || base == "learned_ribbon";
+  o.hot_ranges = !flat;
+  if (base == "learned_ribbon") {
     o.ribbon_from_level = 1;
     o.ribbon_saves =
         blockbloom::FilterPolicy::Options::RibbonSaving::kFalseReads;
@@ -307,8 +313,7 @@ Result RunTree(const std::string& order, const std::string& lookup,
       ++r.levels;
     }
   }
-  if (absl::GetFlag(FLAGS_report) &&
-      (policy_name == "learned" || policy_name == "learned_ribbon")) {
+  if (absl::GetFlag(FLAGS_report) && absl::StartsWith(policy_name, "learned")) {
     std::printf("%s", blockbloom::RocksDBFilterReportText(
                           policy.get(),
                           stats->getTickerCount(rocksdb::NUMBER_KEYS_READ))

@@ -296,7 +296,12 @@ class FilterBuilder {
   // many at a time, through the SIMD batch insert (prefetched, pipelined).
   static constexpr size_t kPendingHashes = 1024;
 
+  friend class FilterPolicy;  // Builder::set_bits_per_key
   explicit FilterBuilder(const FilterOptions& options);
+  // The size of the next Finish(): these bits/key, or this rate if fp_rate
+  // is not 0. False (nothing changed) with a fixed shape, an exact-size
+  // builder, or bits_per_key not positive and finite.
+  bool SetSize(double bits_per_key, double fp_rate);
   absl::StatusOr<FilterShape> ShapeForKeys(uint64_t num_keys) const;
   // Called when [next_, end_) is full (or was never set): a new hash chunk,
   // or the pending batch inserted into the fixed-shape filter and emptied.

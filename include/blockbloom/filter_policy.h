@@ -145,6 +145,14 @@ class FilterPolicy {
     // It also plans L0 on its live share of the keys when the tables built
     // there hold most of them (kept flushes, above).
     bool level_learned = false;
+    // With level_learned, the RocksDB adapter also moves bits between the
+    // tables of a level, from the keys its readers' sampled probes saw: a
+    // table over a hot key range (skewed lookups: Zipfian gets, hot ranges)
+    // gets more bits/key and the level's cold tables fewer, for the same
+    // memory per level (docs/LEVELS.md, "Hot ranges"). Under lookups spread
+    // as the keys are, no table changes. 512 KiB of samples per policy.
+    // False: every table of a level gets the plan's bits.
+    bool hot_ranges = true;
   };
 
   // InvalidArgument if bits_per_key is not a positive finite number or
@@ -177,6 +185,14 @@ class FilterPolicy {
     // Recorded in every block this builder finishes (format 4.1: the full
     // encoding; docs/FORMAT.md): where an engine built it. Changes no answer.
     void set_origin(const FilterOrigin& origin) { origin_ = origin; }
+    // The bits/key of the blocks this builder finishes from now on (clamped
+    // as NewBuilderWithBits clamps them; a ribbon that stands for the
+    // blocked kind's rate, Options::ribbon_saves kMemory, takes that rate
+    // at the new bits). The filter is sized at Finish(), so keys already
+    // added count too. For an engine adapter that learns a table's bits
+    // from its keys (the RocksDB adapter's hot ranges,
+    // Options::hot_ranges). Does nothing for an exact-size builder.
+    void set_bits_per_key(double bits_per_key);
 
    private:
     friend class FilterPolicy;

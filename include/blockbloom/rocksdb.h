@@ -111,6 +111,15 @@ struct RocksDBLevelReport {
   uint64_t filter_bytes = 0;   // their filter blocks
   uint64_t probes = 0;         // of their filters
   uint64_t positives = 0;      // "may match" answers (true positives too)
+  // Hot ranges (FilterPolicy::Options::hot_ranges), of the tables this
+  // process built at this level: how many asked, how many got bits/key
+  // other than the plan's, and the mean |change| over their keys (the
+  // changes average about 0: the level's memory stays the plan's), and
+  // their mean (signed) change.
+  uint64_t hot_range_tables = 0;
+  uint64_t hot_range_changed = 0;
+  double hot_range_mean_change = 0;
+  double hot_range_net_change = 0;
 };
 std::vector<RocksDBLevelReport> RocksDBFilterReport(
     const rocksdb::FilterPolicy* policy);

@@ -87,6 +87,17 @@ FilterBuilder::FilterBuilder(const FilterOptions& options) : options_(options) {
   options_.packed = options_.exact_size;
 }
 
+bool FilterBuilder::SetSize(double bits_per_key, double fp_rate) {
+  if (fixed_bits_ != nullptr || options_.exact_size ||
+      !std::isfinite(bits_per_key) || bits_per_key <= 0 ||
+      !(fp_rate >= 0 && fp_rate < 1)) {
+    return false;
+  }
+  options_.bits_per_key = bits_per_key;
+  options_.fp_rate = fp_rate;
+  return true;
+}
+
 // The cursor points into memory the moved-to builder now owns: the source
 // must not keep it.
 FilterBuilder::FilterBuilder(FilterBuilder&& other) noexcept

@@ -174,6 +174,20 @@ FilterPolicy::Builder FilterPolicy::NewBuilderWithBits(double bits_per_key,
   return Builder(*FilterBuilder::Create(options));
 }
 
+void FilterPolicy::Builder::set_bits_per_key(double bits_per_key) {
+  if (!std::isfinite(bits_per_key)) return;
+  const double bits = std::clamp(bits_per_key, LevelAllocator::kMinBitsPerKey,
+                                 LevelAllocator::kMaxBitsPerKey);
+  // A builder made for a rate (a ribbon standing for the blocked kind's
+  // rate at its bits) takes the rate of the new bits.
+  if (builder_.options_.fp_rate != 0) {
+    const double rate = BloomEquivalentFpRate(bits);
+    if (rate > 0) builder_.SetSize(bits, rate);
+    return;
+  }
+  builder_.SetSize(bits, 0);
+}
+
 // The full and ribbon encodings record an origin: blocks of exact-size
 // filters (engines with a filter per data block) are written without it.
 WriteOptions FilterPolicy::Builder::WriteOptionsFor(

@@ -66,6 +66,8 @@ std::string RocksDBPolicyId(const FilterPolicy::Options& options) {
        ":level_size_multiplier:", Number(options.level_size_multiplier),
        ":level_moved_fraction:", Number(options.level_moved_fraction),
        options.level_learned ? ":level_learned:1" : "",
+       // Only when off (on is the default), for the same reason.
+       options.level_learned && !options.hot_ranges ? ":hot_ranges:0" : "",
        // Only when set, so ids (and OPTIONS files) of policies without
        // ribbon levels stay what earlier versions wrote and read.
        options.ribbon_from_level == FilterPolicy::Options::kNoRibbon
@@ -113,6 +115,8 @@ absl::StatusOr<FilterPolicy::Options> ParseRocksDBPolicyId(
       ok = ParseNumber(value, &options.level_moved_fraction);
     } else if (name == "level_learned") {
       ok = ParseBool(value, &options.level_learned);
+    } else if (name == "hot_ranges") {
+      ok = ParseBool(value, &options.hot_ranges);
     } else if (name == "ribbon_from_level") {
       ok = ParseNumber(value, &options.ribbon_from_level);
     } else if (name == "ribbon_saves") {
@@ -125,7 +129,7 @@ absl::StatusOr<FilterPolicy::Options> ParseRocksDBPolicyId(
           Cat({"filter policy \"", id, "\": unknown setting \"", name,
                "\" (known: seed, verify_checksum, level_aware, "
                "level_size_multiplier, level_moved_fraction, level_learned, "
-               "ribbon_from_level, ribbon_saves)"}));
+               "hot_ranges, ribbon_from_level, ribbon_saves)"}));
     }
     if (!ok) {
       return absl::InvalidArgumentError(

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "blockbloom/hash.h"
 #include "src/rocksdb/learned_plan.h"
 #include "src/rocksdb/probe_counters.h"
+#include "src/rocksdb/range_heat.h"
 
 namespace blockbloom::internal {
 
@@ -40,7 +42,10 @@ static_assert(LearnedPlan::kLevels <= kUnknownLevel);
 // a reader after the policy object is gone).
 class PolicyState {
  public:
-  PolicyState() {
+  // With hot_ranges, the readers also keep a sample of their probes' keys
+  // (range_heat.h).
+  explicit PolicyState(bool hot_ranges)
+      : heat_(hot_ranges ? std::make_unique<RangeHeat>() : nullptr) {
     for (auto& a : keys_) a.store(0);
     for (auto& a : bytes_) a.store(0);
     for (auto& a : tables_) a.store(0);
@@ -70,6 +75,12 @@ class PolicyState {
     return dense_group * kLevelSlots + l;
   }
   int Slot(int index) const { return counters_.slot(index); }
+  // The hot ranges' samples, or null.
+  RangeHeat* heat() const { return heat_.get(); }
+  // Live keys of the filters in slot `index` now.
+  uint64_t LiveKeys(int index) const {
+    return static_cast<uint64_t>(std::max<int64_t>(keys_[index].load(), 0));
+  }
 
   void AddLive(int index, int64_t keys, int64_t bytes, int64_t tables) {
     keys_[index].fetch_add(keys, std::memory_order_relaxed);
@@ -109,6 +120,7 @@ class PolicyState {
 
  private:
   CounterRange counters_;
+  const std::unique_ptr<RangeHeat> heat_;
   std::mutex groups_mu_;
   std::vector<int> groups_;
   std::atomic<int64_t> keys_[kGroups * kLevelSlots];

@@ -1,5 +1,6 @@
 #include "src/rocksdb/table_filter_builder.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -7,8 +8,24 @@
 
 namespace blockbloom::internal {
 
+double TableFilterBuilder::HotRangeDelta() {
+  if (hot_.heat == nullptr || !have_range_ || hint_.level < 1) return 0;
+  return hot_.heat->Delta(hot_.group, hint_.level, builder_.num_keys(),
+                          hot_.level_keys, std::string_view(low_, low_length_),
+                          std::string_view(high_, high_length_), hot_.slope);
+}
+
 rocksdb::Slice TableFilterBuilder::Finish(std::unique_ptr<const char[]>* buf) {
   const uint64_t num_keys = builder_.num_keys();
+  // Hot ranges: this table's (or partition's) bits, from the probes its key
+  // range saw; flushes (L0) cover every key and keep the plan's.
+  const double delta = HotRangeDelta();
+  have_range_ = false;
+  const double bits =
+      std::clamp(planned_bits_per_key_ + delta, LevelAllocator::kMinBitsPerKey,
+                 LevelAllocator::kMaxBitsPerKey);
+  if (bits != bits_per_key_) builder_.set_bits_per_key(bits);
+  bits_per_key_ = bits;
   std::string block;
   // On failure Finish() has written a filter that matches everything.
   builder_.Finish(&block).IgnoreError();

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -21,6 +22,7 @@
 #include "blockbloom/level_allocation.h"
 #include "src/rocksdb/filter_bits.h"
 #include "src/rocksdb/policy_state.h"
+#include "src/rocksdb/range_heat.h"
 #include "src/rocksdb/test_hooks.h"
 
 namespace blockbloom::internal {
@@ -29,18 +31,29 @@ inline std::string_view View(const rocksdb::Slice& s) {
   return {s.data(), s.size()};
 }
 
+// What a builder needs to give its table the bits of its key range's probes
+// (FilterPolicy::Options::hot_ranges; range_heat.h). heat null: none.
+struct HotRangeContext {
+  RangeHeat* heat = nullptr;  // the policy's, which outlives its builders
+  int group = 0;              // the column family's dense group
+  uint64_t level_keys = 0;    // live keys written at the table's level
+  double slope = 0;           // -d ln(fp rate) / d bits/key at the planned bits
+};
+
 class TableFilterBuilder final : public rocksdb::FilterBitsBuilder {
  public:
   TableFilterBuilder(const blockbloom::FilterPolicy& policy,
                      const LevelHint& hint,
                      const LevelAllocator::Choice& choice, bool verify,
-                     std::string column_family)
+                     std::string column_family, const HotRangeContext& hot = {})
       : policy_(policy),
         builder_(policy.NewBuilderWithBits(choice.bits_per_key, choice.kind)),
         bits_per_key_(choice.bits_per_key),
+        planned_bits_per_key_(choice.bits_per_key),
         verify_(verify),
         hint_(hint),
-        column_family_(std::move(column_family)) {
+        column_family_(std::move(column_family)),
+        hot_(hot) {
     // Where the table is written, for the readers' counters and for anyone
     // who reads the block later (format 4.1).
     if (hint.level >= 0) {
@@ -52,6 +65,7 @@ class TableFilterBuilder final : public rocksdb::FilterBitsBuilder {
   }
 
   void AddKey(const rocksdb::Slice& key) override {
+    if (hot_.heat != nullptr) ExtendRange(View(key));
     if (!verify_ && !rocksdb_have_hash_hook.load(std::memory_order_relaxed)) {
       builder_.AddKey(View(key));
       return;
@@ -88,10 +102,35 @@ class TableFilterBuilder final : public rocksdb::FilterBitsBuilder {
  private:
   const blockbloom::FilterPolicy& policy_;  // outlives its builders
   blockbloom::FilterPolicy::Builder builder_;
-  const double bits_per_key_;
+  // The smallest and largest key added since the last Finish (their first
+  // RangeHeat::kKeyBytes bytes), for hot ranges. Keys come in the
+  // comparator's order, which need not be bytewise: both ends are kept.
+  void ExtendRange(std::string_view key) {
+    const std::string_view k =
+        key.substr(0, static_cast<size_t>(RangeHeat::kKeyBytes));
+    if (!have_range_ || k < std::string_view(low_, low_length_)) {
+      std::memcpy(low_, k.data(), k.size());
+      low_length_ = k.size();
+    }
+    if (!have_range_ || k > std::string_view(high_, high_length_)) {
+      std::memcpy(high_, k.data(), k.size());
+      high_length_ = k.size();
+    }
+    have_range_ = true;
+  }
+  // The hot ranges' change of this table's bits/key (0 without).
+  double HotRangeDelta();
+
+  double bits_per_key_;  // the plan's, then with the hot ranges' change
+  const double planned_bits_per_key_;
   const bool verify_;
   const LevelHint hint_;
   const std::string column_family_;
+  const HotRangeContext hot_;
+  bool have_range_ = false;
+  char low_[RangeHeat::kKeyBytes];
+  char high_[RangeHeat::kKeyBytes];
+  size_t low_length_ = 0, high_length_ = 0;
   std::vector<uint64_t> hashes_;         // since the last Finish, if verify_
   std::vector<uint64_t> verify_hashes_;  // of the last finished filter
 };

@@ -14,6 +14,7 @@
 #include "src/rocksdb/filter_bits.h"
 #include "src/rocksdb/policy_state.h"
 #include "src/rocksdb/probe_counters.h"
+#include "src/rocksdb/range_heat.h"
 #include "src/rocksdb/table_filter_builder.h"
 #include "src/rocksdb/test_hooks.h"
 
@@ -49,6 +50,10 @@ class TableFilterReader final : public rocksdb::FilterBitsReader {
   [[gnu::noinline]] bool CountedMayMatch(const rocksdb::Slice& key) {
     const bool may = filter_.MayContain(View(key));
     CountSampledProbe(slot_, may);
+    // Hot ranges: the sampled probes' keys (range_heat.h).
+    if (RangeHeat* heat = state_->heat()) {
+      heat->Record(slot_index_ / kLevelSlots, View(key));
+    }
     return may;
   }
 
@@ -63,8 +68,12 @@ class TableFilterReader final : public rocksdb::FilterBitsReader {
       filter_.MayContainBatch(absl::MakeConstSpan(views, n),
                               absl::MakeSpan(may_match + start, n));
     }
+    RangeHeat* heat = state_->heat();
     for (int i = 0; i < num_keys; ++i) {
-      CountProbe(slot_, may_match[i]);
+      if (!SampleThisProbe()) continue;
+      CountSampledProbe(slot_, may_match[i]);
+      if (heat != nullptr)
+        heat->Record(slot_index_ / kLevelSlots, View(*keys[i]));
     }
   }
 

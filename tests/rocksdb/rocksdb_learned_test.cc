@@ -2,11 +2,16 @@
 // every block it writes records its level and column family (format 4.1),
 // old blocks without one still read, the readers count their probes by level
 // of creation, and a DB planned by learning has no false negatives, also
-// when reopened by a policy that remembers nothing.
+// when reopened by a policy that remembers nothing. Hot ranges: under
+// lookups that favour a key range, the tables over it get more bits/key.
 #include <rocksdb/db.h>
+#include <rocksdb/metadata.h>
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
+#include <rocksdb/table_properties.h>
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <string>
@@ -198,6 +203,103 @@ TEST_F(RocksDBLearnedTest, LearnedPlanHasNoFalseNegativesAcrossReopen) {
   EXPECT_EQ(c.missing, 0);
   EXPECT_EQ(c.found_absent, 0);
   EXPECT_LT(c.fp_rate(), 0.05);
+}
+
+// The tables of the deepest level, their bits/key, split by whether their
+// keys lie in [PresentKey(0), PresentKey(hot_end)).
+struct DeepestLevel {
+  int level = 0;
+  double hot_bits = 0, cold_bits = 0;  // key-weighted means
+  uint64_t hot_keys = 0, cold_keys = 0;
+};
+DeepestLevel Deepest(rocksdb::DB* db, int hot_end) {
+  std::vector<rocksdb::LiveFileMetaData> files;
+  db->GetLiveFilesMetaData(&files);
+  rocksdb::TablePropertiesCollection props;
+  EXPECT_TRUE(db->GetPropertiesOfAllTables(&props).ok());
+  DeepestLevel out;
+  for (const auto& f : files) out.level = std::max(out.level, f.level);
+  for (const auto& f : files) {
+    if (f.level != out.level) continue;
+    const auto p = props.find(f.db_path + f.name);
+    if (p == props.end()) continue;
+    const uint64_t n = p->second->num_entries;
+    const double bits = 8.0 * static_cast<double>(p->second->filter_size);
+    if (f.largestkey < PresentKey(hot_end)) {
+      out.hot_bits += bits;
+      out.hot_keys += n;
+    } else if (f.smallestkey >= PresentKey(hot_end)) {
+      out.cold_bits += bits;
+      out.cold_keys += n;
+    }
+  }
+  if (out.hot_keys > 0) out.hot_bits /= static_cast<double>(out.hot_keys);
+  if (out.cold_keys > 0) out.cold_bits /= static_cast<double>(out.cold_keys);
+  return out;
+}
+
+TEST_F(RocksDBLearnedTest, HotRangesGiveTheTablesProbedMostMoreBits) {
+  constexpr int kKeys = 120'000;
+  constexpr int kHotEnd = kKeys / 20;  // 5% of the keys take 90% of Gets
+  for (const bool hot_ranges : {true, false}) {
+    SCOPED_TRACE(hot_ranges);
+    ScratchDir dir("rocksdb_hot_ranges");
+    FilterPolicy::Options o;
+    o.bits_per_key = 10;
+    o.level_aware = true;
+    o.level_learned = true;
+    o.hot_ranges = hot_ranges;
+    auto policy = *NewRocksDBFilterPolicy(o);
+    rocksdb::Options options = SmallTree(policy);
+    auto db = OpenDB(options, dir.path());
+    // Written in four parts with skewed Gets of absent keys between them,
+    // so that the later parts' compactions rebuild the deepest level's
+    // tables after the probes were seen.
+    std::string value;
+    uint64_t rng = 1;
+    for (int part = 0; part < 4; ++part) {
+      for (int j = part; j < kKeys; j += 4) {
+        const int i = static_cast<int>(j * 7919LL % kKeys);
+        ASSERT_TRUE(
+            db->Put(rocksdb::WriteOptions(), PresentKey(i), ValueFor(i)).ok());
+      }
+      ASSERT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
+      WaitForCompactions(db.get());
+      for (int g = 0; g < 40'000; ++g) {
+        rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+        const uint64_t r = rng >> 33;
+        const int i = static_cast<int>(r % 10 != 0 ? (r / 10) % kHotEnd
+                                                   : (r / 10) % kKeys);
+        EXPECT_TRUE(
+            db->Get(rocksdb::ReadOptions(), testing::AbsentKey(i), &value)
+                .IsNotFound());
+      }
+    }
+    // Everything there, nothing absent found.
+    const auto c = CheckGets(db.get(), options.statistics.get(), 0, kKeys);
+    EXPECT_EQ(c.missing, 0);
+    EXPECT_EQ(c.found_absent, 0);
+    const DeepestLevel d = Deepest(db.get(), kHotEnd);
+    ASSERT_GT(d.hot_keys, 0u);
+    ASSERT_GT(d.cold_keys, 0u);
+    const auto rows = ByLevel(policy.get());
+    ASSERT_EQ(rows.count(d.level), 1u);
+    const RocksDBLevelReport& r = rows.at(d.level);
+    if (hot_ranges) {
+      EXPECT_GT(d.hot_bits, d.cold_bits + 2)
+          << d.hot_bits << " " << d.cold_bits;
+      EXPECT_GT(r.hot_range_tables, 0u);
+      EXPECT_GT(r.hot_range_changed, 0u);
+      EXPECT_GT(r.hot_range_mean_change, 0.3);
+      // The level's memory stays about the plan's: the cold tables (95% of
+      // the keys) pay for the hot ones.
+      EXPECT_LT(d.cold_bits, r.bits_per_key + 0.5);
+    } else {
+      EXPECT_LT(std::abs(d.hot_bits - d.cold_bits), 1.0)
+          << d.hot_bits << " " << d.cold_bits;
+      EXPECT_EQ(r.hot_range_tables, 0u);
+    }
+  }
 }
 
 }  // namespace

@@ -59,6 +59,8 @@ void ExpectSameOptions(const FilterPolicy::Options& a,
   EXPECT_EQ(a.level_moved_fraction, b.level_moved_fraction);
   EXPECT_EQ(a.ribbon_from_level, b.ribbon_from_level);
   EXPECT_EQ(a.ribbon_saves, b.ribbon_saves);
+  EXPECT_EQ(a.level_learned, b.level_learned);
+  EXPECT_EQ(a.hot_ranges, b.hot_ranges);
 }
 
 TEST(RocksDBPolicyIdTest, RoundTripsEverySetting) {
@@ -99,6 +101,17 @@ TEST(RocksDBPolicyIdTest, RoundTripsEverySetting) {
   EXPECT_FALSE(
       internal::ParseRocksDBPolicyId("blockbloom.v1:10:ribbon_saves:disk")
           .ok());
+  // hot_ranges only when a learned policy turns it off: other ids stay
+  // what earlier versions wrote.
+  FilterPolicy::Options learned;
+  learned.level_aware = true;
+  learned.level_learned = true;
+  EXPECT_EQ(internal::RocksDBPolicyId(learned).find("hot_ranges"),
+            std::string::npos);
+  learned.hot_ranges = false;
+  const std::string flat = internal::RocksDBPolicyId(learned);
+  EXPECT_NE(flat.find(":level_learned:1:hot_ranges:0"), std::string::npos);
+  ExpectSameOptions(*internal::ParseRocksDBPolicyId(flat), learned);
 }
 
 TEST(RocksDBPolicyIdTest, OldIdAndPairsInAnyOrder) {

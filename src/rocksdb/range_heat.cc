@@ -1,0 +1,134 @@
+#include "src/rocksdb/range_heat.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <string_view>
+#include <thread>
+
+namespace blockbloom::internal {
+namespace {
+
+// Bytewise order of `a` (a kept prefix) against the first kKeyBytes bytes of
+// `b`.
+int ComparePrefix(const char* a, size_t a_length, std::string_view b) {
+  const size_t b_length =
+      std::min(b.size(), static_cast<size_t>(RangeHeat::kKeyBytes));
+  const int c = std::memcmp(a, b.data(), std::min(a_length, b_length));
+  if (c != 0) return c;
+  return a_length < b_length ? -1 : (a_length > b_length ? 1 : 0);
+}
+
+// The shard of this thread's next sample: each thread goes round the shards
+// from its own start, so that one reader thread fills them all (capacity
+// does not depend on the number of threads) and threads seldom meet.
+int NextShard() {
+  static std::atomic<uint32_t> threads{0};
+  thread_local uint32_t next =
+      threads.fetch_add(1, std::memory_order_relaxed) * 3;
+  return static_cast<int>(next++ % RangeHeat::kShards);
+}
+
+}  // namespace
+
+RangeHeat::RangeHeat() : shards_(new Shard[kShards]) {}
+RangeHeat::~RangeHeat() = default;
+
+void RangeHeat::Record(int group, std::string_view key) {
+  Shard& s = shards_[NextShard()];
+  // Another thread of the same shard: drop this sample rather than wait.
+  if (s.busy.exchange(true, std::memory_order_acquire)) return;
+  Sample& out = s.samples[s.next];
+  out.length = static_cast<uint8_t>(
+      std::min(key.size(), static_cast<size_t>(kKeyBytes)));
+  out.group = static_cast<uint8_t>(std::clamp(group, 0, kGroups - 1));
+  std::memcpy(out.key, key.data(), out.length);
+  s.next = s.next + 1 == kSamplesPerShard ? 0 : s.next + 1;
+  s.size = std::min<uint32_t>(s.size + 1, kSamplesPerShard);
+  s.busy.store(false, std::memory_order_release);
+}
+
+void RangeHeat::Count(int group, std::string_view lo, std::string_view hi,
+                      uint64_t* in_range, uint64_t* total) const {
+  *in_range = 0;
+  *total = 0;
+  const uint8_t g = static_cast<uint8_t>(std::clamp(group, 0, kGroups - 1));
+  for (int i = 0; i < kShards; ++i) {
+    Shard& s = shards_[i];
+    // A builder may wait for a reader's few nanoseconds.
+    while (s.busy.exchange(true, std::memory_order_acquire)) {
+      std::this_thread::yield();
+    }
+    for (uint32_t j = 0; j < s.size; ++j) {
+      const Sample& x = s.samples[j];
+      if (x.group != g) continue;
+      ++*total;
+      if (ComparePrefix(x.key, x.length, lo) >= 0 &&
+          ComparePrefix(x.key, x.length, hi) <= 0) {
+        ++*in_range;
+      }
+    }
+    s.busy.store(false, std::memory_order_release);
+  }
+}
+
+double RangeHeat::Delta(int group, int level, uint64_t keys,
+                        uint64_t level_keys, std::string_view lo,
+                        std::string_view hi, double slope) {
+  if (keys == 0 || !(slope > 0)) return 0;
+  uint64_t in_range = 0, total = 0;
+  Count(group, lo, hi, &in_range, &total);
+  if (total < static_cast<uint64_t>(kMinSamples)) return 0;
+  // The probe density per key, and the variance counting alone gives it
+  // (Poisson: var ln(c + 1) ~ 1 / (c + 1)).
+  const double c = static_cast<double>(in_range) + 1;
+  const double x = std::log(c / static_cast<double>(keys));
+  const double noise = 1 / c;
+
+  std::lock_guard<std::mutex> lock(stats_mu_);
+  Stats& st = stats_[std::clamp(group, 0, kGroups - 1)]
+                    [std::clamp(level, 0, kLevels - 1)];
+  // Forgotten over about the level's live keys (at least 16 tables like
+  // this one): the mean is then the live level's, and the changes of its
+  // tables average 0 over its keys.
+  const double n = static_cast<double>(keys);
+  const double horizon = std::max(static_cast<double>(level_keys), 16 * n);
+  const double keep = std::exp(-n / horizon);
+  st.weight = keep * st.weight + n;
+  st.sum = keep * st.sum + n * x;
+  st.sum_squares = keep * st.sum_squares + n * x * x;
+  st.noise = keep * st.noise + n * noise;
+  const double mean = st.sum / st.weight;
+  const double variance = st.sum_squares / st.weight - mean * mean;
+  const double beta =
+      variance > 0 ? std::clamp(1 - (st.noise / st.weight) / variance, 0.0, 1.0)
+                   : 0;
+  // Less what the level's last tables got on average (their key-weighted
+  // mean change, forgotten as the statistics are): the changes then average
+  // 0 over the level's keys even where the caps cut them or the mean moves.
+  const double net = st.delta_weight > 0 ? st.delta_sum / st.delta_weight : 0;
+  const double delta =
+      std::clamp(beta * (x - mean) / slope - net, -kMaxCut, kMaxRaise);
+
+  LevelHeat& h = st.heat;
+  ++h.tables;
+  if (std::abs(delta) >= 0.05) ++h.changed;
+  h.beta = beta;
+  st.delta_weight = keep * st.delta_weight + n;
+  st.abs_delta_sum = keep * st.abs_delta_sum + n * std::abs(delta);
+  st.delta_sum = keep * st.delta_sum + n * delta;
+  h.mean_abs_delta = st.abs_delta_sum / st.delta_weight;
+  h.mean_delta = st.delta_sum / st.delta_weight;
+  return delta;
+}
+
+RangeHeat::LevelHeat RangeHeat::Heat(int group, int level) const {
+  std::lock_guard<std::mutex> lock(stats_mu_);
+  return stats_[std::clamp(group, 0, kGroups - 1)]
+               [std::clamp(level, 0, kLevels - 1)]
+                   .heat;
+}
+
+}  // namespace blockbloom::internal

@@ -1,0 +1,131 @@
+// Hot key ranges: the bits/key of each TABLE within its level, from the keys
+// the readers' sampled probes saw (issue 33: skewed lookups).
+//
+// Why. The learned plan (learned_plan.h) gives every table written at a
+// level the same bits/key. That is right when a level's probes fall on its
+// tables as its keys do. Under skewed lookups (Zipfian gets, hot ranges) a
+// few tables take most of them. A level's false reads are
+// sum_t p_t * fpr(b_t) over its tables t (p_t: the probes of t, b_t: its
+// bits/key), and for the same memory (sum_t n_t * b_t, n_t: the keys of t)
+// they are least (Lagrange) where
+//     b_t = C + ln(p_t / n_t) / s,      s = -d ln fpr(b) / d b:
+// a table gets 1/s bits/key more per e-fold of probes per key above its
+// level's average. s is about 0.42 per bit for the blocked kind near 10
+// bits/key (0.96% -> 0.41% from 10 to 12) and about 0.65 for the ribbon
+// (2^-b at ~1.06x the bound); the caller takes it from the rate curve at the
+// plan's bits. C keeps the level's memory: the changes average 0 over its
+// keys. In a simulation of level_tree_bench's Zipfian lookups (Zipf 0.99
+// over 800,000 scattered keys, tables of 700 keys), that is 0.71x the false
+// reads of equal bits with the true probe shares, 0.76x with them estimated
+// from 16,384 samples.
+//
+// How.
+//  - Record(): a reader's sampled probe (one in kSampleEvery,
+//    probe_counters.h) also keeps the first kKeyBytes bytes of its key, with
+//    its column family group, in rings of the most recent (kShards rings,
+//    which each thread fills in turn). A ring busy with another thread drops
+//    the sample: no reader ever waits.
+//  - Delta(): a builder that knows its table's key range [lo, hi] counts the
+//    samples of its group in it, c, out of the group's samples (bytewise
+//    order on the kept prefixes: a range of longer keys counts a superset).
+//    Its probe density is x = ln((c + 1) / n). Per (group, level) the mean
+//    and the variance of x are kept, weighted by keys and forgotten over
+//    about the level's live keys, with the variance that counting noise
+//    alone gives (~1 / (c + 1) per table). The change is
+//        beta * (x - mean) / s,   beta = 1 - noise / variance, in [0, 1]:
+//    a shrinkage. Under uniform lookups the spread of x is the noise, beta
+//    is ~0 and no table changes (nothing is lost to noise); under skew
+//    beta -> 1. It is clamped to [-kMaxCut, +kMaxRaise] bits/key.
+// A filter records its own shape: a change never makes a table unreadable
+// or a key missed. It only moves bits between the tables of a level.
+#ifndef BLOCKBLOOM_SRC_ROCKSDB_RANGE_HEAT_H_
+#define BLOCKBLOOM_SRC_ROCKSDB_RANGE_HEAT_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+namespace blockbloom::internal {
+
+class RangeHeat {
+ public:
+  // Key bytes kept per sample: enough for keys that differ in their first
+  // 24 bytes (a longer common prefix makes ranges count supersets).
+  static constexpr int kKeyBytes = 24;
+  static constexpr int kShards = 8;
+  // 16,384 samples in all, 32 bytes each: 512 KiB per policy with
+  // level_learned. At one sample per kSampleEvery (32) probes that is the
+  // last ~500,000 probes.
+  static constexpr int kSamplesPerShard = 2048;
+  // Fewer samples of a group than this: no table changes yet.
+  static constexpr int kMinSamples = 1024;
+  static constexpr double kMaxRaise = 6;
+  static constexpr double kMaxCut = 3;
+  // Column family groups and levels with statistics of their own (more
+  // share the last).
+  static constexpr int kGroups = 8;
+  static constexpr int kLevels = 16;
+
+  RangeHeat();
+  ~RangeHeat();
+  RangeHeat(const RangeHeat&) = delete;
+  RangeHeat& operator=(const RangeHeat&) = delete;
+
+  // The probe path's sampled probe of a table of `group` (a dense index).
+  void Record(int group, std::string_view key);
+
+  // Samples of `group` in [lo, hi] (*in_range) and in all (*total).
+  void Count(int group, std::string_view lo, std::string_view hi,
+             uint64_t* in_range, uint64_t* total) const;
+
+  // The bits/key change for a table of `keys` keys over [lo, hi], built at
+  // `level` of `group`, whose level holds about `level_keys` live keys;
+  // `slope` is s above, at the table's planned bits. Updates the level's
+  // statistics (so call it once per table).
+  double Delta(int group, int level, uint64_t keys, uint64_t level_keys,
+               std::string_view lo, std::string_view hi, double slope);
+
+  // What a level's tables got, for the report.
+  struct LevelHeat {
+    uint64_t tables = 0;   // tables that asked (since the policy was made)
+    uint64_t changed = 0;  // of them, with a change of 0.05 bits/key or more
+    double beta = 0;       // the last shrinkage
+    double mean_abs_delta = 0;  // key-weighted mean |change|, bits/key
+    double mean_delta = 0;      // key-weighted mean change (about 0)
+  };
+  LevelHeat Heat(int group, int level) const;
+
+ private:
+  struct Sample {
+    uint8_t length = 0;  // bytes kept, at most kKeyBytes
+    uint8_t group = 0;
+    char key[kKeyBytes + 6] = {};
+  };
+  struct alignas(64) Shard {
+    std::atomic<bool> busy{false};
+    uint32_t next = 0;
+    uint32_t size = 0;
+    Sample samples[kSamplesPerShard];
+  };
+  struct Stats {
+    double weight = 0;  // forgotten sums, by keys
+    double sum = 0;     // of x
+    double sum_squares = 0;
+    double noise = 0;  // of 1 / (c + 1)
+    LevelHeat heat;
+    double delta_weight = 0;
+    double abs_delta_sum = 0;
+    double delta_sum = 0;
+  };
+
+  std::unique_ptr<Shard[]> shards_;
+  mutable std::mutex stats_mu_;
+  Stats stats_[kGroups][kLevels];
+};
+
+}  // namespace blockbloom::internal
+
+#endif  // BLOCKBLOOM_SRC_ROCKSDB_RANGE_HEAT_H_
