@@ -61,7 +61,8 @@ ABSL_FLAG(int, file_bytes, 64 << 10,
           "target_file_size_base and twice write_buffer_size, bytes");
 ABSL_FLAG(int, chunk, 20'000, "writes between lookup batches");
 ABSL_FLAG(int, gets, 200'000, "measured absent Gets (and present ones)");
-ABSL_FLAG(std::string, orders, "random,ascending,zipf", "insert orders");
+ABSL_FLAG(std::string, orders, "random,ascending,zipf",
+          "insert orders (empty: only the L0 backlog case, with --backlog)");
 ABSL_FLAG(std::string, lookups, "uniform,zipf,local", "lookup workloads");
 ABSL_FLAG(std::string, policies,
           "bloom10,ribbon,uniform,model,learned,learned_ribbon", "filters");
@@ -329,7 +330,7 @@ Result RunTree(const std::string& order, const std::string& lookup,
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   const std::vector<std::string> orders =
-      absl::StrSplit(absl::GetFlag(FLAGS_orders), ',');
+      absl::StrSplit(absl::GetFlag(FLAGS_orders), ',', absl::SkipEmpty());
   const std::vector<std::string> lookups =
       absl::StrSplit(absl::GetFlag(FLAGS_lookups), ',');
   const std::vector<std::string> policies =

@@ -45,6 +45,13 @@ std::vector<double> Deltas(RangeHeat& heat, const Level& level, int rounds) {
   return out;
 }
 
+// The mean |change| of the tables of `level` after three passes.
+double MeanAbsDelta(RangeHeat& heat, const Level& level) {
+  double sum = 0;
+  for (double x : Deltas(heat, level, 3)) sum += std::abs(x);
+  return sum / level.tables;
+}
+
 TEST(RangeHeatTest, CountsSamplesByRangeAndGroup) {
   RangeHeat heat;
   for (int i = 0; i < 100; ++i) heat.Record(0, Key(i));
@@ -91,11 +98,8 @@ TEST(RangeHeatTest, UniformProbesChangeNothing) {
   for (int i = 0; i < 2048; ++i) {
     heat.Record(0, Key(rng() % (level.tables * level.keys_per_table)));
   }
-  const std::vector<double> d = Deltas(heat, level, 3);
-  double abs_sum = 0;
-  for (double x : d) abs_sum += std::abs(x);
   // The spread of the counts (~10 per table) is their noise: shrunk away.
-  EXPECT_LT(abs_sum / level.tables, 0.25);
+  EXPECT_LT(MeanAbsDelta(heat, level), 0.25);
   EXPECT_LT(heat.Heat(0, 3).beta, 0.3);
 }
 
@@ -151,10 +155,7 @@ TEST(RangeHeatTest, RangesHotOnlyForAWhileChangeNothing) {
     const uint64_t center = rng() % (level.tables * level.keys_per_table);
     for (int i = 0; i < 256; ++i) heat.Record(0, Key(center + rng() % 400));
   }
-  const std::vector<double> d = Deltas(heat, level, 3);
-  double abs_sum = 0;
-  for (double x : d) abs_sum += std::abs(x);
-  EXPECT_LT(abs_sum / level.tables, 0.3);
+  EXPECT_LT(MeanAbsDelta(heat, level), 0.3);
   EXPECT_LT(heat.Heat(0, 3).beta, 0.3);
 }
 
