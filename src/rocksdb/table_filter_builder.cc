@@ -9,7 +9,7 @@
 namespace blockbloom::internal {
 
 double TableFilterBuilder::HotRangeDelta() {
-  if (hot_.heat == nullptr || !have_range_ || hint_.level < 1) return 0;
+  if (hot_.heat == nullptr || !have_range_) return 0;
   return hot_.heat->Delta(hot_.group, hint_.level, builder_.num_keys(),
                           hot_.level_keys, std::string_view(low_, low_length_),
                           std::string_view(high_, high_length_), hot_.slope);
@@ -18,7 +18,7 @@ double TableFilterBuilder::HotRangeDelta() {
 rocksdb::Slice TableFilterBuilder::Finish(std::unique_ptr<const char[]>* buf) {
   const uint64_t num_keys = builder_.num_keys();
   // Hot ranges: this table's (or partition's) bits, from the probes its key
-  // range saw; flushes (L0) cover every key and keep the plan's.
+  // range saw (bottommost tables only: HotRangeContext is empty otherwise).
   const double delta = HotRangeDelta();
   have_range_ = false;
   const double bits =
