@@ -80,17 +80,33 @@ bool LearnedPlan::Update(const std::vector<LevelObservation>& observed,
   for (double k : model_keys) model_total += k;
   double l0_keys = model_keys[0];
   double others_scale = 1;
+  // L0 on its live share of the keys: L0's keys and the other levels' scale.
+  double live_l0_keys = l0_keys, live_scale = 1;
   bool l0_kept = false;
+  l0_backlog_ = false;
   if (live_keys > 0 && model_total > 0) {
     const double l0_share =
         static_cast<double>(observed[0].keys) / static_cast<double>(live_keys);
     const double model_share = model_keys[0] / model_total;
     l0_kept = l0_share > options_.l0_kept_share && l0_share > model_share;
+    l0_backlog_ = !l0_kept && observed[0].tables > options_.l0_backlog_tables &&
+                  l0_share > model_share;
+    if (l0_kept || l0_backlog_) {
+      live_l0_keys = l0_share * model_total;
+      live_scale = (1 - l0_share) / (1 - model_share);
+    }
     if (l0_kept) {
-      l0_keys = l0_share * model_total;
-      others_scale = (1 - l0_share) / (1 - model_share);
+      l0_keys = live_l0_keys;
+      others_scale = live_scale;
     }
   }
+  // In an L0 backlog only L0's bits come from its live share (live_groups,
+  // below): the other levels keep the plan's bits. A backlog is transient
+  // and compactions are behind while it lasts: paying for it with the
+  // tables they write (the last level's, long-lived) left those short, 7.2
+  // bits/key for a budget of 10.4 in level_tree_bench's backlog tree, whose
+  // L0 piles up while it grows too.
+  std::vector<LevelAllocator::Group> live_groups;
   std::vector<LevelAllocator::Group> groups;
   std::vector<int> level_of;
   for (int l = 0; l < kLevels; ++l) {
@@ -131,6 +147,10 @@ bool LearnedPlan::Update(const std::vector<LevelObservation>& observed,
     // false reads for the same memory.
     const int plan_level = l == 0 && l0_kept ? kLevels : l;
     groups.push_back({.level = plan_level, .keys = keys, .probes = probes});
+    live_groups.push_back(
+        {.level = plan_level,
+         .keys = l == 0 ? live_l0_keys : model_keys[l] * live_scale,
+         .probes = probes});
     level_of.push_back(l);
   }
   if (live_keys > 0) have_keys_ = true;
@@ -149,10 +169,18 @@ bool LearnedPlan::Update(const std::vector<LevelObservation>& observed,
     scale_ = std::clamp(scale_ * std::sqrt(std::sqrt(options_.budget / actual)),
                         0.7, 1.3);
   }
-  const std::vector<LevelAllocator::Choice> choices =
-      allocator_.Optimize(groups, std::clamp(options_.budget * scale_,
-                                             LevelAllocator::kMinBitsPerKey,
-                                             LevelAllocator::kMaxBitsPerKey));
+  const double budget =
+      std::clamp(options_.budget * scale_, LevelAllocator::kMinBitsPerKey,
+                 LevelAllocator::kMaxBitsPerKey);
+  std::vector<LevelAllocator::Choice> choices =
+      allocator_.Optimize(groups, budget);
+  if (l0_backlog_) {
+    const std::vector<LevelAllocator::Choice> live =
+        allocator_.Optimize(live_groups, budget);
+    for (size_t j = 0; j < groups.size(); ++j) {
+      if (level_of[j] == 0) choices[j] = live[j];
+    }
+  }
   bool changed = false;
   std::vector<LevelAllocator::Choice> next(kLevels);
   for (int l = 0; l < kLevels; ++l) next[l] = entries_[l].choice;
@@ -211,9 +239,10 @@ std::string LearnedPlan::Describe() const {
     absl::StrAppendFormat(
         &out,
         "L%d kind=%s bits_per_key=%.2f planned_fpr=%.3g tables=%u keys=%u "
-        "filter_bytes=%u probes=%u positive_rate=%.4g\n",
+        "filter_bytes=%u probes=%u positive_rate=%.4g%s\n",
         l, FilterKindName(e.choice.kind), e.choice.bits_per_key,
-        e.choice.fp_rate, e.tables, e.keys, e.bytes, e.total_probes, rate);
+        e.choice.fp_rate, e.tables, e.keys, e.bytes, e.total_probes, rate,
+        l == 0 && l0_backlog_ ? " backlog=1" : "");
   }
   return out;
 }

@@ -202,6 +202,41 @@ TEST(LearnedPlanTest, KeptFlushesTakeTheBudgetAndEveryKind) {
   EXPECT_NEAR(Spent(plan, kept), 10, 0.1);
 }
 
+// An L0 backlog (more live L0 tables than l0_backlog_tables, holding more
+// than the model's share of the keys, each probed by every Get) plans L0's
+// bits on its live share: far fewer than over the model's two files, while
+// the other levels keep their bits. A few L0 tables are no backlog.
+TEST(LearnedPlanTest, AnL0BacklogIsPlannedOnItsLiveKeysAlone) {
+  const auto observe = [](uint64_t l0_tables) {
+    std::vector<LevelObservation> t = Tree();
+    // 60 L0 files with 10% of the keys, each probed by every Get; the
+    // levels below once per Get in all, mostly the last.
+    t[0].keys = 123'000;
+    t[0].tables = l0_tables;
+    t[0].probes = 60 * 100'000;
+    t[1].probes = t[2].probes = t[3].probes = 10'000;
+    t[4].probes = 70'000;
+    return t;
+  };
+  LearnedPlan few(Allocator(10), {});
+  few.Update(observe(8), 1, 4);
+  EXPECT_FALSE(few.l0_backlog());
+  LearnedPlan backlog(Allocator(10), {});
+  backlog.Update(observe(60), 1, 4);
+  EXPECT_TRUE(backlog.l0_backlog());
+  EXPECT_LT(backlog.ChoiceFor(0).bits_per_key,
+            few.ChoiceFor(0).bits_per_key - 10);
+  EXPECT_GT(backlog.ChoiceFor(0).bits_per_key, 15);  // still the most probed
+  for (int l = 1; l <= 4; ++l) {
+    EXPECT_DOUBLE_EQ(backlog.ChoiceFor(l).bits_per_key,
+                     few.ChoiceFor(l).bits_per_key)
+        << "level " << l;
+  }
+  EXPECT_LT(Spent(backlog, observe(60)), Spent(few, observe(60)) - 1);
+  EXPECT_NE(backlog.Describe().find("backlog=1"), std::string::npos);
+  EXPECT_EQ(few.Describe().find("backlog=1"), std::string::npos);
+}
+
 TEST(LearnedPlanTest, DescribesEveryLevelOfTheTree) {
   LearnedPlan plan(Allocator(10), {});
   plan.Update(Tree(), 1, 4);
