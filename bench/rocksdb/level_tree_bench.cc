@@ -67,6 +67,9 @@ ABSL_FLAG(std::string, lookups, "uniform,zipf,local", "lookup workloads");
 ABSL_FLAG(std::string, policies,
           "bloom10,ribbon,uniform,model,learned,learned_ribbon", "filters");
 ABSL_FLAG(bool, backlog, true, "also the L0 backlog case (random, uniform)");
+ABSL_FLAG(bool, dynamic_levels, true,
+          "level_compaction_dynamic_level_bytes (false: RocksDB 7.8's "
+          "default, level sizes from the top, a partly full last level)");
 ABSL_FLAG(double, ribbon_bits, 14.3,
           "Ribbon's Bloom-equivalent bits/key (about 10 bits/key of memory)");
 ABSL_FLAG(double, budget, 10, "blockbloom's bits/key (uniform, budgets)");
@@ -207,7 +210,8 @@ Result RunTree(const std::string& order, const std::string& lookup,
   options.max_bytes_for_level_base = base;
   options.target_file_size_base = absl::GetFlag(FLAGS_file_bytes);
   options.max_bytes_for_level_multiplier = 10;
-  options.level_compaction_dynamic_level_bytes = true;
+  options.level_compaction_dynamic_level_bytes =
+      absl::GetFlag(FLAGS_dynamic_levels);
   options.max_background_jobs = 2;
   options.max_open_files = -1;
   // L0 stays near RocksDB's trigger (4 files) while loading: writes wait
