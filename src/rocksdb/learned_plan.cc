@@ -147,10 +147,12 @@ bool LearnedPlan::Update(const std::vector<LevelObservation>& observed,
     // false reads for the same memory.
     const int plan_level = l == 0 && l0_kept ? kLevels : l;
     groups.push_back({.level = plan_level, .keys = keys, .probes = probes});
-    live_groups.push_back(
-        {.level = plan_level,
-         .keys = l == 0 ? live_l0_keys : model_keys[l] * live_scale,
-         .probes = probes});
+    if (l0_backlog_) {
+      live_groups.push_back(
+          {.level = plan_level,
+           .keys = l == 0 ? live_l0_keys : model_keys[l] * live_scale,
+           .probes = probes});
+    }
     level_of.push_back(l);
   }
   if (live_keys > 0) have_keys_ = true;
