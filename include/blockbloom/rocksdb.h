@@ -89,17 +89,24 @@ void RegisterRocksDBFilterPolicy();
 
 // What a blockbloom policy plans and what its readers observed, per column
 // family (of the tables built by this process) and level of creation (the
-// level a table was WRITTEN at, recorded in its filter block, format 4.1):
-// the report of docs/LEVELS.md, "The learned plan". Counts are of this
-// process (since the policy was made), and cover only readers made by this
-// policy object. Tables written before format 4.1 (no origin), and ribbons
-// written before format 6, are one row with level -1.
+// level a table was WRITTEN at, recorded in its filter block, format 4.1),
+// with the bottommost tables of every level in a row of their own: the report
+// of docs/LEVELS.md, "The learned plan". Counts are of this process (since the
+// policy was made), and cover only readers made by this policy object. Tables
+// written before format 4.1 (no origin), and ribbons written before format 6,
+// are one row with level -1.
 struct RocksDBLevelReport {
   // The column family's name if this process built tables for it, else
   // "group N" (a reader-only process: see RocksDBColumnFamilyGroup).
   std::string column_family;
   int group = -1;  // its 10-bit group as recorded in the blocks
+  // The level of creation; in the bottommost row, the deepest level known.
   int level = 0;
+  // The row of the bottommost tables: written at any level >= 1 with nothing
+  // below them for their keys (RocksDB's is_bottommost), the tree's keys at
+  // rest wherever compactions moved them. They are planned as the last
+  // level's; the other rows are the rest of their level's tables.
+  bool bottommost = false;
   // "learned", "prior" (learned, but nothing built by this process yet:
   // the model's plan), "model" (level_aware), "uniform".
   std::string plan;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 namespace blockbloom::internal {
@@ -54,9 +55,13 @@ bool LearnedPlan::Update(const std::vector<LevelObservation>& observed,
   std::vector<double> prior(kLevels), model_keys(kLevels);
   double model_probes = 0;
   for (const LevelAllocator::Group& g : model) model_probes += g.probes;
+  // The model's last level is the bottommost tables' group.
   for (size_t i = 0; i < model.size(); ++i) {
     const int level =
-        std::min(i == 0 ? 0 : first + static_cast<int>(i) - 1, kLevels - 1);
+        i == 0 ? 0
+        : i + 1 == model.size()
+            ? kBottommost
+            : std::min(first + static_cast<int>(i) - 1, kBottommost - 1);
     prior[level] += options_.prior_probes * model[i].probes / model_probes;
     model_keys[level] += model[i].keys;
   }
@@ -191,13 +196,7 @@ bool LearnedPlan::Update(const std::vector<LevelObservation>& observed,
     // plan, not the budget Optimize gives groups that take no memory: their
     // first tables then start where the model would put them.
     LevelAllocator::Choice c = choices[j];
-    if (groups[j].keys <= 0) {
-      LevelHint hint;
-      hint.level = level_of[j];
-      hint.first_level = first;
-      hint.last_level = last;
-      c = allocator_.Choose(hint);
-    }
+    if (groups[j].keys <= 0) c = allocator_.Choose(HintFor(level_of[j]));
     next[level_of[j]] = c;
   }
   for (int l = 0; l < kLevels; ++l) {
@@ -212,17 +211,20 @@ bool LearnedPlan::Update(const std::vector<LevelObservation>& observed,
   return changed;
 }
 
-LevelAllocator::Choice LearnedPlan::ChoiceFor(int level) const {
-  const int l = std::clamp(level, 0, kLevels - 1);
-  LevelAllocator::Choice c = entries_[l].choice;
-  if (c.bits_per_key <= 0) {
-    // Never planned (beyond the known tree): as the model would.
-    LevelHint hint;
-    hint.level = l;
-    hint.first_level = first_;
-    hint.last_level = last_;
-    c = allocator_.Choose(hint);
-  }
+LevelHint LearnedPlan::HintFor(int group) const {
+  LevelHint hint;
+  hint.level = group == kBottommost ? last_ : group;
+  hint.is_bottommost = group == kBottommost;
+  hint.first_level = first_;
+  hint.last_level = last_;
+  return hint;
+}
+
+LevelAllocator::Choice LearnedPlan::ChoiceFor(int group) const {
+  const int g = std::clamp(group, 0, kBottommost);
+  LevelAllocator::Choice c = entries_[g].choice;
+  // Never planned (beyond the known tree): as the model would.
+  if (c.bits_per_key <= 0) c = allocator_.Choose(HintFor(g));
   return c;
 }
 
@@ -230,20 +232,22 @@ std::string LearnedPlan::Describe() const {
   std::string out;
   for (int l = 0; l < kLevels; ++l) {
     const Entry& e = entries_[l];
-    if (e.tables == 0 && e.total_probes == 0 && (l < first_ || l > last_) &&
-        l != 0) {
-      continue;
-    }
+    // The tree's levels: L0, first..last - 1 and the bottommost tables
+    // (the model's last level); others when they have tables or probes.
+    const bool in_tree =
+        l == 0 || l == kBottommost || (l >= first_ && l < last_);
+    if (e.tables == 0 && e.total_probes == 0 && !in_tree) continue;
     const double rate =
         e.total_probes > 0
             ? static_cast<double>(e.total_positives) / e.total_probes
             : 0;
     absl::StrAppendFormat(
         &out,
-        "L%d kind=%s bits_per_key=%.2f planned_fpr=%.3g tables=%u keys=%u "
+        "%s kind=%s bits_per_key=%.2f planned_fpr=%.3g tables=%u keys=%u "
         "filter_bytes=%u probes=%u positive_rate=%.4g%s\n",
-        l, FilterKindName(e.choice.kind), e.choice.bits_per_key,
-        e.choice.fp_rate, e.tables, e.keys, e.bytes, e.total_probes, rate,
+        l == kBottommost ? std::string("bottommost") : absl::StrCat("L", l),
+        FilterKindName(e.choice.kind), e.choice.bits_per_key, e.choice.fp_rate,
+        e.tables, e.keys, e.bytes, e.total_probes, rate,
         l == 0 && l0_backlog_ ? " backlog=1" : "");
   }
   return out;

@@ -3,7 +3,10 @@
 // (src/rocksdb/probe_counters.h) instead of the tree model alone
 // (docs/LEVELS.md, "The learned plan").
 //
-// Each level of creation l is one group of LevelAllocator::Optimize:
+// Each level of creation l is one group of LevelAllocator::Optimize, and the
+// bottommost tables (written at any level >= 1 with nothing below them:
+// RocksDB's is_bottommost) are one more, kBottommost, which stands for the
+// model's last level, as in the model plan (LevelAllocator::Choose):
 //   keys_l   = the model tree's keys written at l (its groups for the
 //              populated levels first..last, as in the model plan): the
 //              live keys of a growing tree are transient, and a plan on
@@ -50,8 +53,24 @@ struct LevelObservation {
 
 class LearnedPlan {
  public:
-  // Levels 0 .. kLevels - 1 (deeper ones are planned as the deepest).
+  // The plan's groups: levels of creation 0 .. kBottommost - 1 (deeper ones
+  // are planned as the deepest), then the bottommost tables.
   static constexpr int kLevels = 15;
+  // The group of the tables written with nothing below them for their keys
+  // (is_bottommost), at whatever level >= 1: they hold the tree's keys at
+  // rest, wherever compactions move them, and are probed last. Grouped by
+  // level of creation, they were planned on an upper level's share of the
+  // keys: with RocksDB's default level sizes (a partly full last level),
+  // bottommost tables written at L2-L4 and moved down whole held 91% of
+  // bench/rocksdb/level_tree_bench's keys, and the tables written at L3 got
+  // 24.9 bits/key (11.7 on average for a budget of 10.4).
+  static constexpr int kBottommost = kLevels - 1;
+  // The group of a table written at `level` (< 0: none, -1).
+  static int GroupOf(int level, bool bottommost) {
+    if (level < 0) return -1;
+    if (level >= 1 && bottommost) return kBottommost;
+    return level < kBottommost ? level : kBottommost - 1;
+  }
   struct Options {
     double budget = 10;  // bits/key, the average over the live keys
     // What the model prior weighs, in probes.
@@ -103,15 +122,15 @@ class LearnedPlan {
 
   LearnedPlan(const LevelAllocator& allocator, const Options& options);
 
-  // Takes the observations by level of creation (kLevels elements,
+  // Takes the observations by group (GroupOf; kLevels elements,
   // cumulative probes and positives) and the populated levels known
   // (first..last, >= 1; the model prior's tree). Returns true if the plan
   // changed by more than min_change (or the kind) at some level.
   bool Update(const std::vector<LevelObservation>& observed, int first,
               int last);
 
-  // The choice for a table written at `level` (clamped to kLevels - 1).
-  LevelAllocator::Choice ChoiceFor(int level) const;
+  // The choice for a table of `group` (GroupOf; clamped to 0..kBottommost).
+  LevelAllocator::Choice ChoiceFor(int group) const;
   const std::vector<Entry>& entries() const { return entries_; }
   int updates() const { return updates_; }
   int first() const { return first_; }
@@ -122,12 +141,15 @@ class LearnedPlan {
   // planned on its live share.
   bool l0_backlog() const { return l0_backlog_; }
 
-  // One line per level with tables or a plan: level, kind, bits/key, keys,
-  // observed probes, positive rate (and backlog=1 on L0's line in an L0
-  // backlog); for logs and the report.
+  // One line per group with tables or a plan ("L<level>", "bottommost"):
+  // kind, bits/key, keys, observed probes, positive rate (and backlog=1 on
+  // L0's line in an L0 backlog); for logs and the report.
   std::string Describe() const;
 
  private:
+  // The model's hint for a table of `group` in the tree first_..last_.
+  LevelHint HintFor(int group) const;
+
   LevelAllocator allocator_;
   Options options_;
   std::vector<Entry> entries_;

@@ -29,8 +29,9 @@ inline int GroupOf(const std::string& column_family) {
 }
 
 // Counter slots of a policy's range: kGroups column families (by the group
-// recorded in the blocks; more share the last) x kLevelSlots levels of
-// creation (the last: blocks without an origin, written before format 4.1).
+// recorded in the blocks; more share the last) x kLevelSlots plan groups
+// (LearnedPlan::GroupOf: levels of creation, then the bottommost tables; the
+// last slot: blocks without an origin, written before format 4.1).
 inline constexpr int kGroups = 8;
 inline constexpr int kLevelSlots = 16;
 inline constexpr int kUnknownLevel = kLevelSlots - 1;
@@ -69,9 +70,11 @@ class PolicyState {
     std::lock_guard<std::mutex> lock(groups_mu_);
     return groups_;
   }
-  static int SlotIndex(int dense_group, int level) {
-    const int l =
-        level < 0 ? kUnknownLevel : std::min(level, LearnedPlan::kLevels - 1);
+  // The slot of a plan group (LearnedPlan::GroupOf; < 0: no origin).
+  static int SlotIndex(int dense_group, int plan_group) {
+    const int l = plan_group < 0
+                      ? kUnknownLevel
+                      : std::min(plan_group, LearnedPlan::kLevels - 1);
     return dense_group * kLevelSlots + l;
   }
   int Slot(int index) const { return counters_.slot(index); }
@@ -88,9 +91,9 @@ class PolicyState {
     tables_[index].fetch_add(tables, std::memory_order_relaxed);
   }
 
-  // By level of creation (LearnedPlan::kLevels; blocks without an origin
-  // are not in it): probes and positives since the policy was made, live
-  // keys, bytes and tables now.
+  // By plan group (LearnedPlan::GroupOf: level of creation, or bottommost;
+  // blocks without an origin are not in it): probes and positives since the
+  // policy was made, live keys, bytes and tables now.
   std::vector<LevelObservation> Observe(int dense_group) const {
     const std::vector<ProbeCount> counts = counters_.Read();
     std::vector<LevelObservation> out(LearnedPlan::kLevels);

@@ -89,8 +89,9 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
     const absl::StatusOr<FilterInfo> info = InspectFilter(bytes, footer_only);
     int index = PolicyState::SlotIndex(0, -1);
     if (info.ok() && info->origin.recorded()) {
-      index = PolicyState::SlotIndex(state_->DenseGroup(info->origin.group),
-                                     info->origin.level);
+      index = PolicyState::SlotIndex(
+          state_->DenseGroup(info->origin.group),
+          LearnedPlan::GroupOf(info->origin.level, info->origin.bottommost));
     }
     return new TableFilterReader(policy_.NewReader(bytes), state_, index,
                                  contents.size());
@@ -123,13 +124,15 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
         group_of[cf] = internal::GroupOf(cf);
       }
     }
-    const auto add = [&](const std::string& cf, int level,
+    // A row of plan group `plan_group` (LearnedPlan::GroupOf; -1: no origin).
+    const auto add = [&](const std::string& cf, int plan_group, int level,
                          const LevelObservation& o, FilterKind kind,
                          double bits, double planned_fpr, const char* source) {
       RocksDBLevelReport r;
       r.column_family = cf;
       r.group = cf.empty() ? -1 : group_of[cf];
       r.level = level;
+      r.bottommost = plan_group == LearnedPlan::kBottommost;
       r.kind = std::string(FilterKindName(kind));
       r.bits_per_key = bits;
       r.planned_fp_rate = planned_fpr;
@@ -140,9 +143,9 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
       r.probes = o.probes;
       r.positives = o.positives;
       if (const internal::RangeHeat* heat = state_->heat();
-          heat != nullptr && level >= 0 && !cf.empty()) {
+          heat != nullptr && plan_group >= 0 && !cf.empty()) {
         const internal::RangeHeat::LevelHeat h =
-            heat->Heat(state_->DenseGroup(group_of[cf]), level);
+            heat->Heat(state_->DenseGroup(group_of[cf]), plan_group);
         r.hot_range_tables = h.tables;
         r.hot_range_changed = h.changed;
         r.hot_range_mean_change = h.mean_abs_delta;
@@ -155,13 +158,19 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
       const auto plan = plans_.find(name);
       const auto known = depth_.find(name);
       const Depth depth = known != depth_.end() ? known->second : Depth{};
-      for (int l = 0; l < LearnedPlan::kLevels; ++l) {
-        const LevelObservation& o = observed[l];
+      for (int g = 0; g < LearnedPlan::kLevels; ++g) {
+        const LevelObservation& o = observed[g];
+        // The tree's rows: L0, the levels above the last, and the
+        // bottommost tables (planned as the last level's, at the deepest
+        // level known); others when they have tables or probes.
+        const bool bottommost = g == LearnedPlan::kBottommost;
         const bool in_tree =
-            l == 0 || (depth.first > 0 && l >= depth.first && l <= depth.last);
+            g == 0 || (depth.first > 0 &&
+                       (bottommost || (g >= depth.first && g < depth.last)));
         if (!in_tree && o.tables == 0 && o.probes == 0) continue;
         LevelHint hint;
-        hint.level = l;
+        hint.level = bottommost ? std::max(depth.last, 1) : g;
+        hint.is_bottommost = bottommost;
         hint.first_level = depth.first > 0 ? depth.first : -1;
         hint.last_level = depth.last > 0 ? depth.last : -1;
         // The kind new tables get: the plan's when it chooses kinds
@@ -169,25 +178,27 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
         const bool plan_kinds =
             allocator_ && !allocator_->options().kinds.empty();
         if (plan != plans_.end()) {
-          const LevelAllocator::Choice c = plan->second->ChoiceFor(l);
-          add(name, l, o, plan_kinds ? c.kind : policy_.KindFor(hint),
-              c.bits_per_key, c.fp_rate, "learned");
+          const LevelAllocator::Choice c = plan->second->ChoiceFor(g);
+          add(name, g, hint.level, o,
+              plan_kinds ? c.kind : policy_.KindFor(hint), c.bits_per_key,
+              c.fp_rate, "learned");
         } else if (allocator_) {
           const LevelAllocator::Choice c = allocator_->Choose(hint);
           // A learned policy that has built nothing in this process (e.g.
           // `blockbloom rocksdb`): its plan is still the prior, the model.
-          add(name, l, o, plan_kinds ? c.kind : policy_.KindFor(hint),
-              c.bits_per_key, c.fp_rate,
-              policy_.options().level_learned ? "prior" : "model");
+          add(name, g, hint.level, o,
+              plan_kinds ? c.kind : policy_.KindFor(hint), c.bits_per_key,
+              c.fp_rate, policy_.options().level_learned ? "prior" : "model");
         } else {
-          add(name, l, o, policy_.KindFor(hint), policy_.options().bits_per_key,
+          add(name, g, hint.level, o, policy_.KindFor(hint),
+              policy_.options().bits_per_key,
               BlockedFpRate(policy_.options().bits_per_key), "uniform");
         }
       }
     }
     const LevelObservation unknown = state_->ObserveUnknown();
     if (unknown.tables > 0 || unknown.probes > 0) {
-      add("", -1, unknown, FilterKind::kBlocked, 0, 0, "unknown origin");
+      add("", -1, -1, unknown, FilterKind::kBlocked, 0, 0, "unknown origin");
     }
     return out;
   }
@@ -274,7 +285,8 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
     }
     // The plan chooses the kind when its allocator has several
     // (ribbon_saves kFalseReads); otherwise the policy's rule does.
-    LevelAllocator::Choice choice = plan->ChoiceFor(hint.level);
+    LevelAllocator::Choice choice =
+        plan->ChoiceFor(LearnedPlan::GroupOf(hint.level, hint.is_bottommost));
     if (allocator_->options().kinds.empty())
       choice.kind = policy_.KindFor(hint);
     return choice;
@@ -302,8 +314,9 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
     hot.heat = state_->heat();
     hot.group =
         state_->DenseGroup(internal::GroupOf(context.column_family_name));
+    hot.plan_group = LearnedPlan::GroupOf(hint.level, hint.is_bottommost);
     hot.level_keys =
-        state_->LiveKeys(PolicyState::SlotIndex(hot.group, hint.level));
+        state_->LiveKeys(PolicyState::SlotIndex(hot.group, hot.plan_group));
     // The rate curve's slope at the planned bits, over one bit/key: the
     // kind's own curve when the plan chooses kinds, the blocked kind's
     // otherwise (a ribbon's bits are then Bloom-equivalent).
@@ -415,12 +428,13 @@ std::string RocksDBFilterReportText(const rocksdb::FilterPolicy* policy,
                                      : 0;
     absl::StrAppendFormat(
         &out,
-        "cf=%s level=%d plan=%s kind=%s bits_per_key=%.2f planned_fpr=%.3g "
+        "cf=%s level=%d%s plan=%s kind=%s bits_per_key=%.2f planned_fpr=%.3g "
         "tables=%u keys=%u filter_bytes=%u probes=%u probes_per_get=%.3f "
         "positive_rate=%.4g%s\n",
-        r.column_family.empty() ? "-" : r.column_family, r.level, r.plan,
-        r.kind, r.bits_per_key, r.planned_fp_rate, r.tables, r.keys,
-        r.filter_bytes, r.probes, per_get, rate,
+        r.column_family.empty() ? "-" : r.column_family, r.level,
+        r.bottommost ? " bottommost=1" : "", r.plan, r.kind, r.bits_per_key,
+        r.planned_fp_rate, r.tables, r.keys, r.filter_bytes, r.probes, per_get,
+        rate,
         r.hot_range_tables == 0
             ? ""
             : absl::StrFormat(" hot_range_tables=%u changed=%u "

@@ -10,7 +10,7 @@ namespace blockbloom::internal {
 
 double TableFilterBuilder::HotRangeDelta() {
   if (hot_.heat == nullptr || !have_range_) return 0;
-  return hot_.heat->Delta(hot_.group, hint_.level, builder_.num_keys(),
+  return hot_.heat->Delta(hot_.group, hot_.plan_group, builder_.num_keys(),
                           hot_.level_keys, std::string_view(low_, low_length_),
                           std::string_view(high_, high_length_), hot_.slope);
 }

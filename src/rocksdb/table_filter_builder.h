@@ -36,7 +36,8 @@ inline std::string_view View(const rocksdb::Slice& s) {
 struct HotRangeContext {
   RangeHeat* heat = nullptr;  // the policy's, which outlives its builders
   int group = 0;              // the column family's dense group
-  uint64_t level_keys = 0;    // live keys written at the table's level
+  int plan_group = 0;         // the table's (LearnedPlan::GroupOf)
+  uint64_t level_keys = 0;    // live keys of that plan group
   double slope = 0;           // -d ln(fp rate) / d bits/key at the planned bits
 };
 

@@ -21,15 +21,20 @@ LevelAllocator Allocator(double bits) {
   return *LevelAllocator::Create(o);
 }
 
-// A 4-level tree (levels 1..4) with keys as in the model, T = 10.
+constexpr int kBottom = LearnedPlan::kBottommost;
+// The plan groups of a 4-level tree (levels 1..4): L0, L1-L3, and the
+// bottommost tables (the last level's).
+constexpr int kTreeGroups[] = {0, 1, 2, 3, kBottom};
+
+// A 4-level tree with keys as in the model, T = 10, by plan group.
 std::vector<LevelObservation> Tree() {
   std::vector<LevelObservation> t(LearnedPlan::kLevels);
   t[0].keys = 2'500;
   t[1].keys = 1'000;
   t[2].keys = 10'000;
   t[3].keys = 100'000;
-  t[4].keys = 1'000'000;
-  for (int l = 0; l <= 4; ++l) t[l].tables = 1;
+  t[kBottom].keys = 1'000'000;
+  for (int g : kTreeGroups) t[g].tables = 1;
   return t;  // no bytes: no feedback
 }
 
@@ -49,11 +54,24 @@ double SpentOnModel(const LevelAllocator& alloc, const LearnedPlan& plan) {
       alloc.ModelGroups(plan.last() - plan.first() + 1);
   double bits = 0, keys = 0;
   for (size_t i = 0; i < groups.size(); ++i) {
-    const int level = i == 0 ? 0 : plan.first() + static_cast<int>(i) - 1;
-    bits += groups[i].keys * plan.ChoiceFor(level).bits_per_key;
+    const int group = i == 0 ? 0
+                      : i + 1 == groups.size()
+                          ? kBottom
+                          : plan.first() + static_cast<int>(i) - 1;
+    bits += groups[i].keys * plan.ChoiceFor(group).bits_per_key;
     keys += groups[i].keys;
   }
   return bits / keys;
+}
+
+TEST(LearnedPlanTest, BottommostTablesAreOneGroupWhateverTheirLevel) {
+  EXPECT_EQ(LearnedPlan::GroupOf(-1, false), -1);  // no origin
+  EXPECT_EQ(LearnedPlan::GroupOf(0, false), 0);
+  EXPECT_EQ(LearnedPlan::GroupOf(0, true), 0);  // every L0 file is probed
+  EXPECT_EQ(LearnedPlan::GroupOf(3, false), 3);
+  EXPECT_EQ(LearnedPlan::GroupOf(3, true), kBottom);
+  EXPECT_EQ(LearnedPlan::GroupOf(6, true), kBottom);
+  EXPECT_EQ(LearnedPlan::GroupOf(40, false), kBottom - 1);
 }
 
 TEST(LearnedPlanTest, BeforeAnyProbeThePlanIsTheModels) {
@@ -62,8 +80,9 @@ TEST(LearnedPlanTest, BeforeAnyProbeThePlanIsTheModels) {
   std::vector<LevelObservation> nothing(LearnedPlan::kLevels);
   plan.Update(nothing, 1, 4);
   const std::vector<double> model = alloc.Plan(4);
-  for (int l = 0; l <= 4; ++l) {
-    EXPECT_NEAR(plan.ChoiceFor(l).bits_per_key, model[l], 0.05) << "L" << l;
+  for (int i = 0; i <= 4; ++i) {
+    EXPECT_NEAR(plan.ChoiceFor(kTreeGroups[i]).bits_per_key, model[i], 0.05)
+        << "L" << i;
   }
 }
 
@@ -76,7 +95,7 @@ TEST(LearnedPlanTest, SpendsExactlyTheBudgetOverTheModelsKeys) {
     std::vector<LevelObservation> t = Tree();
     // Skewed probes: the upper levels answer most Gets.
     const uint64_t probes[] = {40'000, 30'000, 20'000, 5'000, 1'000};
-    for (int l = 0; l <= 4; ++l) t[l].probes = probes[l];
+    for (int i = 0; i <= 4; ++i) t[kTreeGroups[i]].probes = probes[i];
     plan.Update(t, 1, 4);
     EXPECT_NEAR(SpentOnModel(alloc, plan), budget, 1e-6) << budget;
   }
@@ -94,7 +113,7 @@ TEST(LearnedPlanTest, BudgetHoldsInAnObservedTree) {
   t[3] = {50040, 5059, 7841, 9990, 14};
   t[4] = {26596, 4231, 14202, 17544, 16};
   t[5] = {24739, 2324, 3899, 5600, 4};
-  t[6] = {98541, 36737, 274058, 638686, 505};
+  t[kBottom] = {98541, 36737, 274058, 638686, 505};  // L6
   plan.Update(t, 3, 6);
   EXPECT_NEAR(SpentOnModel(alloc, plan), 10, 1e-6) << plan.Describe();
 }
@@ -104,14 +123,14 @@ TEST(LearnedPlanTest, FeedbackBringsTheRealAverageBackToTheBudget) {
   o.feedback_keys = 10'000;
   LearnedPlan plan(Allocator(10), o);
   std::vector<LevelObservation> t = Tree();
-  for (int l = 0; l <= 4; ++l) t[l].probes = 10'000;
+  for (int l : kTreeGroups) t[l].probes = 10'000;
   plan.Update(t, 1, 4);
   const double planned = Spent(plan, t);
   // The live filters take 12 bits/key (older plans, footers): the next
   // plans aim lower, update after update, until the real average is 10.
   double real = 12;
   for (int i = 0; i < 30; ++i) {
-    for (int l = 0; l <= 4; ++l) {
+    for (int l : kTreeGroups) {
       t[l].bytes = static_cast<uint64_t>(t[l].keys * real / 8);
       t[l].probes += 10'000;
     }
@@ -134,11 +153,12 @@ TEST(LearnedPlanTest, BitsFollowTheProbes) {
   learned.Update(t, 1, 4);
   EXPECT_GT(learned.ChoiceFor(1).bits_per_key,
             model.ChoiceFor(1).bits_per_key + 3);
-  EXPECT_LT(learned.ChoiceFor(4).bits_per_key, model.ChoiceFor(4).bits_per_key);
+  EXPECT_LT(learned.ChoiceFor(kBottom).bits_per_key,
+            model.ChoiceFor(kBottom).bits_per_key);
   // Lower expected false reads for the probes observed, at the same memory.
   std::vector<LevelAllocator::Group> groups;
   std::vector<LevelAllocator::Choice> a, b;
-  for (int l = 0; l <= 4; ++l) {
+  for (int l : kTreeGroups) {
     groups.push_back({.level = l,
                       .keys = static_cast<double>(t[l].keys),
                       .probes = static_cast<double>(t[l].probes)});
@@ -155,12 +175,12 @@ TEST(LearnedPlanTest, AdaptsWhenTheWorkloadMoves) {
   EXPECT_TRUE(plan.Update(t, 1, 4));
   const double hot_first = plan.ChoiceFor(1).bits_per_key;
   // Too few new probes: the plan stays.
-  t[4].probes += 10;
+  t[kBottom].probes += 10;
   EXPECT_FALSE(plan.Update(t, 1, 4));
   // The probes move to the last level, update after update.
   bool changed = false;
   for (int i = 0; i < 8; ++i) {
-    for (int l = 0; l <= 4; ++l) t[l].probes += 100'000;
+    for (int l : kTreeGroups) t[l].probes += 100'000;
     changed = plan.Update(t, 1, 4) || changed;
   }
   EXPECT_TRUE(changed);
@@ -186,7 +206,7 @@ LevelAllocator TwoKinds(double bits) {
 TEST(LearnedPlanTest, KeptFlushesTakeTheBudgetAndEveryKind) {
   LearnedPlan plan(TwoKinds(10), {});
   std::vector<LevelObservation> t = Tree();
-  for (int l = 0; l <= 4; ++l) t[l].probes = 10'000;
+  for (int l : kTreeGroups) t[l].probes = 10'000;
   plan.Update(t, 1, 4);
   EXPECT_EQ(plan.ChoiceFor(0).kind, FilterKind::kBlocked);
   EXPECT_GT(plan.ChoiceFor(0).bits_per_key, 14);
@@ -194,7 +214,7 @@ TEST(LearnedPlanTest, KeptFlushesTakeTheBudgetAndEveryKind) {
   // probe is needed for the plan to change.
   std::vector<LevelObservation> kept(LearnedPlan::kLevels);
   for (const LevelObservation& o : t) kept[0].keys += 2 * o.keys;
-  for (int l = 0; l <= 4; ++l) kept[l].probes = t[l].probes;
+  for (int l : kTreeGroups) kept[l].probes = t[l].probes;
   kept[0].tables = 100;
   EXPECT_TRUE(plan.Update(kept, 1, 4));
   EXPECT_EQ(plan.ChoiceFor(0).kind, FilterKind::kRibbon);
@@ -215,7 +235,7 @@ TEST(LearnedPlanTest, AnL0BacklogIsPlannedOnItsLiveKeysAlone) {
     t[0].tables = l0_tables;
     t[0].probes = 60 * 100'000;
     t[1].probes = t[2].probes = t[3].probes = 10'000;
-    t[4].probes = 70'000;
+    t[kBottom].probes = 70'000;
     return t;
   };
   LearnedPlan few(Allocator(10), {});
@@ -227,7 +247,8 @@ TEST(LearnedPlanTest, AnL0BacklogIsPlannedOnItsLiveKeysAlone) {
   EXPECT_LT(backlog.ChoiceFor(0).bits_per_key,
             few.ChoiceFor(0).bits_per_key - 10);
   EXPECT_GT(backlog.ChoiceFor(0).bits_per_key, 15);  // still the most probed
-  for (int l = 1; l <= 4; ++l) {
+  for (int l : kTreeGroups) {
+    if (l == 0) continue;
     EXPECT_DOUBLE_EQ(backlog.ChoiceFor(l).bits_per_key,
                      few.ChoiceFor(l).bits_per_key)
         << "level " << l;
@@ -241,7 +262,7 @@ TEST(LearnedPlanTest, DescribesEveryLevelOfTheTree) {
   LearnedPlan plan(Allocator(10), {});
   plan.Update(Tree(), 1, 4);
   const std::string text = plan.Describe();
-  for (const char* level : {"L0 ", "L1 ", "L2 ", "L3 ", "L4 "}) {
+  for (const char* level : {"L0 ", "L1 ", "L2 ", "L3 ", "bottommost "}) {
     EXPECT_NE(text.find(level), std::string::npos) << text;
   }
   EXPECT_NE(text.find("kind=blocked"), std::string::npos);

@@ -91,16 +91,16 @@ int RunRocksDB(const std::vector<std::string>& args) {
     Print(absl::StrCat("policy ", policy->GetId(), "\n"));
     for (const RocksDBLevelReport& r : RocksDBFilterReport(policy)) {
       const auto name = names.find(r.group);
-      Print(
-          absl::StrFormat("cf=%s level=%d plan=%s kind=%s bits_per_key=%.2f "
-                          "planned_fpr=%.3g tables=%u keys=%u filter_bytes=%u "
-                          "filter_bits_per_key=%.2f\n",
-                          r.level < 0           ? "-"
-                          : name != names.end() ? name->second
-                                                : r.column_family,
-                          r.level, r.plan, r.kind, r.bits_per_key,
-                          r.planned_fp_rate, r.tables, r.keys, r.filter_bytes,
-                          r.keys > 0 ? 8.0 * r.filter_bytes / r.keys : 0.0));
+      Print(absl::StrFormat(
+          "cf=%s level=%d%s plan=%s kind=%s bits_per_key=%.2f "
+          "planned_fpr=%.3g tables=%u keys=%u filter_bytes=%u "
+          "filter_bits_per_key=%.2f\n",
+          r.level < 0           ? "-"
+          : name != names.end() ? name->second
+                                : r.column_family,
+          r.level, r.bottommost ? " bottommost=1" : "", r.plan, r.kind,
+          r.bits_per_key, r.planned_fp_rate, r.tables, r.keys, r.filter_bytes,
+          r.keys > 0 ? 8.0 * r.filter_bytes / r.keys : 0.0));
     }
   }
   for (rocksdb::ColumnFamilyHandle* h : handles) {
