@@ -71,6 +71,7 @@ bool LearnedPlan::Update(const std::vector<LevelObservation>& observed,
   // their average over the recent probes.
   const double keep = std::exp2(-static_cast<double>(new_probes) /
                                 std::max(options_.half_life_probes, 1.0));
+  exposure_ = keep * exposure_ + static_cast<double>(new_probes);
   // Tables built at L0 (flushes) that hold most of the live keys are kept,
   // not rewritten by compactions: ascending keys make every table a flush's,
   // moved down whole to the last level. Then L0's share of the keys is its
@@ -119,7 +120,12 @@ bool LearnedPlan::Update(const std::vector<LevelObservation>& observed,
                                    ? observed[l]
                                    : LevelObservation{};
     Entry& e = entries_[l];
-    e.probes = keep * e.probes + (o.probes - seen_probes_[l]);
+    const uint64_t new_here = o.probes - seen_probes_[l];
+    e.probes = keep * e.probes + static_cast<double>(new_here);
+    // The group was there (had live tables) during the new probes.
+    const bool present = e.tables > 0 || o.tables > 0 || new_here > 0;
+    e.exposure =
+        keep * e.exposure + (present ? static_cast<double>(new_probes) : 0.0);
     if (live_keys > 0) {
       e.smoothed_keys = have_keys_
                             ? keep * e.smoothed_keys +
@@ -142,7 +148,15 @@ bool LearnedPlan::Update(const std::vector<LevelObservation>& observed,
     // the model is in the probes, and the memory feedback below.
     // Except L0's share when its tables are kept (l0_keys, above).
     const double keys = l == 0 ? l0_keys : model_keys[l] * others_scale;
-    const double probes = e.probes + e.prior;
+    // The group's probes per probe of the tree while it was there, over the
+    // whole window: a young group (a level new to the tree) saw few probes
+    // because it was not there, not because it is seldom probed. With the
+    // prior's weight (prior_probes) in both, a group there all along gets
+    // observed + prior, as if unscaled, and one never there the model's
+    // share of the window's probes.
+    const double probes = (e.probes + e.prior) *
+                          (exposure_ + options_.prior_probes) /
+                          (e.exposure + options_.prior_probes);
     if (keys <= 0 && probes <= 0) continue;
     // Flushes' filters that are kept (l0_kept) are planned as a level's
     // that every kind may take: a kind kept from L0 (KindCurve::first_level,

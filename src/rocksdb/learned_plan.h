@@ -111,6 +111,7 @@ class LearnedPlan {
   struct Entry {
     LevelAllocator::Choice choice;
     double probes = 0;         // smoothed observed probes (without the prior)
+    double exposure = 0;       // smoothed probes of the tree while it was there
     double prior = 0;          // the prior's probes
     uint64_t keys = 0;         // live keys written here
     double smoothed_keys = 0;  // what the plan used
@@ -159,6 +160,7 @@ class LearnedPlan {
   int updates_ = 0;
   uint64_t planned_keys_ = 0;  // live keys at the last update
   double scale_ = 1;
+  double exposure_ = 0;     // smoothed probes of the tree
   bool have_keys_ = false;  // smoothed_keys hold observations
   bool l0_backlog_ = false;
 };
