@@ -85,6 +85,20 @@ class PolicyState {
     return static_cast<uint64_t>(std::max<int64_t>(keys_[index].load(), 0));
   }
 
+  // The deepest level a bottommost block read for `dense_group` was
+  // written at (0: none): the report's level for the bottommost row in a
+  // process that built no table (e.g. the CLI).
+  void SeeBottommost(int dense_group, int level) {
+    std::atomic<int>& d = deepest_bottommost_[dense_group];
+    int seen = d.load(std::memory_order_relaxed);
+    while (level > seen &&
+           !d.compare_exchange_weak(seen, level, std::memory_order_relaxed)) {
+    }
+  }
+  int DeepestBottommost(int dense_group) const {
+    return deepest_bottommost_[dense_group].load(std::memory_order_relaxed);
+  }
+
   void AddLive(int index, int64_t keys, int64_t bytes, int64_t tables) {
     keys_[index].fetch_add(keys, std::memory_order_relaxed);
     bytes_[index].fetch_add(bytes, std::memory_order_relaxed);
@@ -129,6 +143,7 @@ class PolicyState {
   std::atomic<int64_t> keys_[kGroups * kLevelSlots];
   std::atomic<int64_t> bytes_[kGroups * kLevelSlots];
   std::atomic<int64_t> tables_[kGroups * kLevelSlots];
+  std::atomic<int> deepest_bottommost_[kGroups] = {};
 };
 
 }  // namespace blockbloom::internal

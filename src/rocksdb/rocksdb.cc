@@ -89,9 +89,13 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
     const absl::StatusOr<FilterInfo> info = InspectFilter(bytes, footer_only);
     int index = PolicyState::SlotIndex(0, -1);
     if (info.ok() && info->origin.recorded()) {
-      index = PolicyState::SlotIndex(
-          state_->DenseGroup(info->origin.group),
-          LearnedPlan::GroupOf(info->origin.level, info->origin.bottommost));
+      const int dense = state_->DenseGroup(info->origin.group);
+      const int group =
+          LearnedPlan::GroupOf(info->origin.level, info->origin.bottommost);
+      index = PolicyState::SlotIndex(dense, group);
+      if (group == LearnedPlan::kBottommost) {
+        state_->SeeBottommost(dense, info->origin.level);
+      }
     }
     return new TableFilterReader(policy_.NewReader(bytes), state_, index,
                                  contents.size());
@@ -169,7 +173,10 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
                        (bottommost || (g >= depth.first && g < depth.last)));
         if (!in_tree && o.tables == 0 && o.probes == 0) continue;
         LevelHint hint;
-        hint.level = bottommost ? std::max(depth.last, 1) : g;
+        hint.level =
+            bottommost
+                ? std::max({depth.last, state_->DeepestBottommost(dense), 1})
+                : g;
         hint.is_bottommost = bottommost;
         hint.first_level = depth.first > 0 ? depth.first : -1;
         hint.last_level = depth.last > 0 ? depth.last : -1;

@@ -135,6 +135,37 @@ TEST_F(RocksDBLearnedTest, ReadersCountByOriginAndReadOldBlocks) {
   EXPECT_EQ(rows.at(-1).tables, 0u);
 }
 
+// Bottommost blocks of any level are one row (the plan's group for them),
+// at the deepest level one was written at; the others keep their level's.
+TEST_F(RocksDBLearnedTest, BottommostBlocksAreOneRowAtTheDeepestLevel) {
+  auto policy = Policy(true);
+  const std::string blocks[] = {
+      Block({.level = 3, .bottommost = true, .group = 7}, 1000),
+      Block({.level = 5, .bottommost = true, .group = 7}, 2000),
+      Block({.level = 2, .bottommost = false, .group = 7}, 500)};
+  std::vector<std::unique_ptr<rocksdb::FilterBitsReader>> readers;
+  for (const std::string& b : blocks) {
+    readers.emplace_back(policy->GetFilterBitsReader(b));
+  }
+  int bottom_rows = 0;
+  for (const RocksDBLevelReport& r : RocksDBFilterReport(policy.get())) {
+    if (r.bottommost) {
+      ++bottom_rows;
+      EXPECT_EQ(r.level, 5);
+      EXPECT_EQ(r.tables, 2u);
+      EXPECT_EQ(r.keys, 3000u);
+    } else if (r.level == 2) {
+      EXPECT_EQ(r.tables, 1u);
+      EXPECT_EQ(r.keys, 500u);
+    } else {
+      EXPECT_EQ(r.tables, 0u) << "level " << r.level;
+    }
+  }
+  EXPECT_EQ(bottom_rows, 1) << RocksDBFilterReportText(policy.get());
+  EXPECT_NE(RocksDBFilterReportText(policy.get()).find("level=5 bottommost=1"),
+            std::string::npos);
+}
+
 TEST_F(RocksDBLearnedTest, EveryTableRecordsItsLevelAndIsCounted) {
   ScratchDir dir("rocksdb_learned_origin");
   auto policy = Policy(false);
