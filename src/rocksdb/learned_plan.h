@@ -19,7 +19,11 @@
 //              worth Options::prior_probes probes in all) plus the probes
 //              of those filters observed since the plan began, forgotten
 //              with a half-life of Options::half_life_probes probes so
-//              that the plan follows a changing workload.
+//              that the plan follows a changing workload; both scaled by
+//              (E + prior_probes) / (E_l + prior_probes), E the tree's
+//              probes and E_l those made while l had live tables (same
+//              forgetting): a level new to the tree was not there, not
+//              seldom probed.
 // Before anything is observed the plan IS the model's (the prior alone, over
 // the model's keys); the more probes are seen, the less the prior weighs.
 // The memory budget holds over the model's keys: sum_l keys_l * bits_l =

@@ -192,7 +192,8 @@ TEST(LearnedPlanTest, AdaptsWhenTheWorkloadMoves) {
 // few probes because it was not there: planned on its probes while there,
 // it gets about the bits of a level there all along. Planned on the
 // window's probes, its first tables got 6-8 bits/key in level_tree_bench
-// while the model gave them 15 (and the tree 1.6x the model's false reads).
+// while the model gave them 15 (and the tree 1.4-1.8x the model's false
+// reads).
 TEST(LearnedPlanTest, AYoungLevelIsPlannedOnItsProbesWhileThere) {
   LearnedPlan old_level(Allocator(10), {}), new_level(Allocator(10), {});
   std::vector<LevelObservation> a = Tree(), b = Tree();
