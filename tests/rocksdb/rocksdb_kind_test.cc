@@ -333,6 +333,31 @@ TEST(RocksDBKindTest, KeptFlushesGetRibbonsAtTheBudget) {
   EXPECT_LT(AbsentProbeRate(db.get(), options.statistics.get(), kKeys), 0.005);
 }
 
+// The same tree under the model plan (level_aware without learning): the
+// kept flushes' tables get the budget, not the model's L0 bits (12.9
+// bits/key for a budget of 10.4 in level_tree_bench's ascending trees).
+TEST(RocksDBKindTest, KeptFlushesTakeTheBudgetInTheModelPlan) {
+  ScratchDir dir("rocksdb_kind_ascending_model");
+  FilterPolicy::Options o;
+  o.bits_per_key = 10;
+  o.level_aware = true;
+  const auto policy = *NewRocksDBFilterPolicy(o);
+  rocksdb::Options options = SmallTree(policy);
+  options.level_compaction_dynamic_level_bytes = true;
+  auto db = OpenDB(options, dir.path());
+  testing::PutRange(db.get(), 0, kKeys);
+  ASSERT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
+  WaitForCompactions(db.get());
+  const double bits = testing::Totals(testing::Tables(db.get())).bits_per_key();
+  // The budget and the footers; the first flushes (before any was live)
+  // took the model's L0 bits.
+  EXPECT_LT(bits, 11.0);
+  EXPECT_GT(bits, 9.5);
+  const auto c = CheckGets(db.get(), options.statistics.get(), 0, kKeys);
+  EXPECT_EQ(c.missing, 0);
+  EXPECT_EQ(c.found_absent, 0);
+}
+
 // Partitioned filters (one ribbon per ~4 KiB partition at 10 bits/key:
 // ~3200 keys) and post-verification of each partition as it is cut.
 TEST(RocksDBKindTest, PartitionedRibbonWithPostVerify) {
