@@ -190,7 +190,11 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
               plan_kinds ? c.kind : policy_.KindFor(hint), c.bits_per_key,
               c.fp_rate, "learned");
         } else if (allocator_) {
-          const LevelAllocator::Choice c = allocator_->Choose(hint);
+          LevelAllocator::Choice c = allocator_->Choose(hint);
+          if (FlushesKept(hint, observed)) {
+            c.bits_per_key = policy_.options().bits_per_key;
+            c.fp_rate = allocator_->FpRate(c.kind, c.bits_per_key);
+          }
           // A learned policy that has built nothing in this process (e.g.
           // `blockbloom rocksdb`): its plan is still the prior, the model.
           add(name, g, hint.level, o,
@@ -259,6 +263,13 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
     return hint;
   }
 
+  // What the readers of the context's column family observed.
+  std::vector<LevelObservation> ObserveFor(
+      const rocksdb::FilterBuildingContext& context) const {
+    return state_->Observe(
+        state_->DenseGroup(internal::GroupOf(context.column_family_name)));
+  }
+
   // Whether a flush's tables are kept (for the model plan): the tables
   // built at L0 hold more than LearnedPlan::Options::l0_kept_share of the
   // live keys, so compactions move them down whole (ascending keys) and
@@ -268,18 +279,19 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
   // ascending trees at 12.9 bits/key for a budget of 10.4; at its last
   // level's, 9.8 bits/key and 1.6x blockbloom uniform's false reads.
   bool FlushesKept(const LevelHint& hint,
-                   const rocksdb::FilterBuildingContext& context) const {
+                   const std::vector<LevelObservation>& observed) const {
     if (!allocator_ || hint.compaction != LevelHint::Compaction::kLeveled ||
         hint.level != 0) {
       return false;
     }
-    const std::vector<LevelObservation> observed = state_->Observe(
-        state_->DenseGroup(internal::GroupOf(context.column_family_name)));
     uint64_t live = 0;
     for (const LevelObservation& o : observed) live += o.keys;
     // And more of them live than L0 holds while compactions keep up
     // (LearnedPlan::Options::l0_backlog_tables): a young tree's first
-    // flushes hold all of its keys too, until the first compaction.
+    // flushes hold all of its keys too, until the first compaction. A
+    // young tree whose L0 piles up on a busy machine may still pass both
+    // for a while: its flushes then get the budget instead of L0's bits,
+    // and are compacted away.
     const LearnedPlan::Options defaults;
     return observed[0].tables > defaults.l0_backlog_tables &&
            static_cast<double>(observed[0].keys) >
@@ -294,13 +306,12 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
     if (!allocator_ || !policy_.options().level_learned ||
         hint.compaction != LevelHint::Compaction::kLeveled || hint.level < 0) {
       return {.kind = policy_.KindFor(hint),
-              .bits_per_key = FlushesKept(hint, context)
+              .bits_per_key = FlushesKept(hint, ObserveFor(context))
                                   ? policy_.options().bits_per_key
                                   : policy_.BitsPerKey(hint)};
     }
     const std::string& cf = context.column_family_name;
-    const int dense = state_->DenseGroup(internal::GroupOf(cf));
-    const std::vector<LevelObservation> observed = state_->Observe(dense);
+    const std::vector<LevelObservation> observed = ObserveFor(context);
     std::lock_guard<std::mutex> lock(mutex_);
     std::unique_ptr<LearnedPlan>& plan = plans_[cf];
     if (!plan) {
