@@ -295,6 +295,16 @@ TEST(RocksDBKindTest, RibbonSavesFalseReadsAtTheBudgetsMemory) {
   EXPECT_TRUE(loaded->level_learned);
 }
 
+// kKeys ascending keys, flushed, compactions done.
+std::unique_ptr<rocksdb::DB> LoadAscending(const rocksdb::Options& options,
+                                           const std::string& path) {
+  auto db = OpenDB(options, path);
+  testing::PutRange(db.get(), 0, kKeys);
+  EXPECT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
+  WaitForCompactions(db.get());
+  return db;
+}
+
 // Ascending keys (a time series): every table is a flush's, moved down
 // whole, so L0's filters are the tree's. The learned plan sees that the
 // tables built at L0 hold most live keys and gives them ribbons at the
@@ -304,10 +314,7 @@ TEST(RocksDBKindTest, KeptFlushesGetRibbonsAtTheBudget) {
   const auto policy = *NewRocksDBFilterPolicy(LearnedBothKinds());
   rocksdb::Options options = SmallTree(policy);
   options.level_compaction_dynamic_level_bytes = true;
-  auto db = OpenDB(options, dir.path());
-  testing::PutRange(db.get(), 0, kKeys);
-  ASSERT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
-  WaitForCompactions(db.get());
+  auto db = LoadAscending(options, dir.path());
   const testing::FilterTotals totals =
       testing::Totals(testing::Tables(db.get()));
   const double bits = totals.bits_per_key();
@@ -344,10 +351,7 @@ TEST(RocksDBKindTest, KeptFlushesTakeTheBudgetInTheModelPlan) {
   const auto policy = *NewRocksDBFilterPolicy(o);
   rocksdb::Options options = SmallTree(policy);
   options.level_compaction_dynamic_level_bytes = true;
-  auto db = OpenDB(options, dir.path());
-  testing::PutRange(db.get(), 0, kKeys);
-  ASSERT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
-  WaitForCompactions(db.get());
+  auto db = LoadAscending(options, dir.path());
   const double bits = testing::Totals(testing::Tables(db.get())).bits_per_key();
   // The budget and the footers; the first flushes (before any was live)
   // took the model's L0 bits.
