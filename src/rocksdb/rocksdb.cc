@@ -305,10 +305,12 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
       const rocksdb::FilterBuildingContext& context) const {
     if (!allocator_ || !policy_.options().level_learned ||
         hint.compaction != LevelHint::Compaction::kLeveled || hint.level < 0) {
+      // The counters are read only for a level-aware flush.
+      const bool kept = allocator_ && hint.level == 0 &&
+                        FlushesKept(hint, ObserveFor(context));
       return {.kind = policy_.KindFor(hint),
-              .bits_per_key = FlushesKept(hint, ObserveFor(context))
-                                  ? policy_.options().bits_per_key
-                                  : policy_.BitsPerKey(hint)};
+              .bits_per_key = kept ? policy_.options().bits_per_key
+                                   : policy_.BitsPerKey(hint)};
     }
     const std::string& cf = context.column_family_name;
     const std::vector<LevelObservation> observed = ObserveFor(context);
