@@ -67,8 +67,7 @@ bool LearnedPlan::Update(const std::vector<LevelObservation>& observed,
   }
 
   // Forgetting: what was observed new_probes ago counts (1/2)^(new_probes
-  // / half_life). Keys move with the same weight: a level's keys are then
-  // their average over the recent probes.
+  // / half_life); the exposures (below) forget with the same weight.
   const double keep = std::exp2(-static_cast<double>(new_probes) /
                                 std::max(options_.half_life_probes, 1.0));
   exposure_ = keep * exposure_ + static_cast<double>(new_probes);
@@ -126,12 +125,6 @@ bool LearnedPlan::Update(const std::vector<LevelObservation>& observed,
     const bool present = e.tables > 0 || o.tables > 0 || new_here > 0;
     e.exposure =
         keep * e.exposure + (present ? static_cast<double>(new_probes) : 0.0);
-    if (live_keys > 0) {
-      e.smoothed_keys = have_keys_
-                            ? keep * e.smoothed_keys +
-                                  (1 - keep) * static_cast<double>(o.keys)
-                            : static_cast<double>(o.keys);
-    }
     seen_probes_[l] = o.probes;
     seen_positives_[l] = o.positives;
     e.prior = prior[l];
@@ -174,7 +167,6 @@ bool LearnedPlan::Update(const std::vector<LevelObservation>& observed,
     }
     level_of.push_back(l);
   }
-  if (live_keys > 0) have_keys_ = true;
   // The feedback: the live filters' real bits/key against the budget. The
   // scale moves by the fourth root of the error per update, within
   // [0.7, 1.3] (damped: the live tables change slowly, and much of the

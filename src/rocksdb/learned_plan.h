@@ -114,12 +114,11 @@ class LearnedPlan {
   };
   struct Entry {
     LevelAllocator::Choice choice;
-    double probes = 0;         // smoothed observed probes (without the prior)
-    double exposure = 0;       // smoothed probes of the tree while it was there
-    double prior = 0;          // the prior's probes
-    uint64_t keys = 0;         // live keys written here
-    double smoothed_keys = 0;  // what the plan used
-    uint64_t bytes = 0;        // live filter bytes written here
+    double probes = 0;    // smoothed observed probes (without the prior)
+    double exposure = 0;  // smoothed probes of the tree while it was there
+    double prior = 0;     // the prior's probes
+    uint64_t keys = 0;    // live keys written here
+    uint64_t bytes = 0;   // live filter bytes written here
     uint64_t tables = 0;
     uint64_t total_probes = 0;  // since the plan began
     uint64_t total_positives = 0;
@@ -164,8 +163,7 @@ class LearnedPlan {
   int updates_ = 0;
   uint64_t planned_keys_ = 0;  // live keys at the last update
   double scale_ = 1;
-  double exposure_ = 0;     // smoothed probes of the tree
-  bool have_keys_ = false;  // smoothed_keys hold observations
+  double exposure_ = 0;  // smoothed probes of the tree
   bool l0_backlog_ = false;
 };
 

@@ -285,16 +285,23 @@ TEST_F(RocksDBLearnedTest, DefaultLevelSizesKeepTheBudget) {
   EXPECT_EQ(c.missing, 0);
   EXPECT_EQ(c.found_absent, 0);
   const std::string report = RocksDBFilterReportText(policy.get());
-  // Bottommost tables hold most keys, and were written at several levels.
+  // Bottommost tables hold most keys.
   uint64_t bottom_keys = 0, all_keys = 0;
   for (const RocksDBLevelReport& r : RocksDBFilterReport(policy.get())) {
     all_keys += r.keys;
     if (r.bottommost) bottom_keys += r.keys;
   }
   EXPECT_GT(bottom_keys, all_keys / 2) << report;
+  // Some were written above the deepest level and moved down whole (which
+  // levels wrote them depends on how far compactions lagged the writes).
+  std::vector<rocksdb::LiveFileMetaData> files;
+  db->GetLiveFilesMetaData(&files);
+  int deepest = 0;
+  for (const auto& f : files) deepest = std::max(deepest, f.level);
   {
     std::lock_guard<std::mutex> lock(mu);
-    EXPECT_GE(bottom_levels.size(), 2u) << report;
+    ASSERT_FALSE(bottom_levels.empty()) << report;
+    EXPECT_LT(*bottom_levels.begin(), deepest) << report;
   }
   const double bits = testing::Totals(testing::Tables(db.get())).bits_per_key();
   EXPECT_LT(bits, 10 * 1.05) << report;
