@@ -6,7 +6,7 @@
 // SET the value). A user that does not exist is never cached, so an attacker
 // asking for random absent ids goes through the cache to the database every
 // time: cache penetration. The guard is a Bloom filter of every user id,
-// shared by all app servers through Redis (blockbloom/redis_client.h): "definitely
+// shared by all app servers through Redis (blockbloom/redis.h): "definitely
 // absent" answers without touching the cache or the database; only its false
 // positives (about 1% of the attack) get through. It never turns away a
 // real user (no false negatives), and if the filter cannot be read (Redis

@@ -5,7 +5,7 @@
 //   blockbloom info --json keys.bbf
 //   blockbloom query keys.bbf candidates.txt
 //   blockbloom bench --keys=1000000
-//   blockbloom redis publish keys.bbf --url=redis://127.0.0.1:6379 --name=keys
+//   blockbloom redis push keys.bbf --url=redis://127.0.0.1:6379 --name=keys
 //
 // This file parses the command line and dispatches; each command lives in
 // <name>_command.cc and is described by its row in commands.cc, from which
@@ -21,13 +21,16 @@
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/str_cat.h"
-#include "blockbloom/version.h"
 #include "tools/command_line.h"
 #include "tools/commands.h"
 #include "tools/exit_codes.h"
 #include "tools/flags.h"
 #include "tools/report.h"
 #include "tools/usage.h"
+
+#ifndef BLOCKBLOOM_VERSION
+#define BLOCKBLOOM_VERSION "unknown"
+#endif
 
 namespace blockbloom::cli {
 namespace {
@@ -43,7 +46,7 @@ int Main(int argc, char** argv) {
       "'blockbloom --help' for the commands.");
   absl::FlagsUsageConfig config;
   config.version_string = [] {
-    return "blockbloom " + std::string(Version()) + "\n";
+    return std::string("blockbloom " BLOCKBLOOM_VERSION "\n");
   };
   absl::SetFlagsUsageConfig(config);
 
@@ -58,7 +61,7 @@ int Main(int argc, char** argv) {
         scanned.error);
   }
   if (scanned.version) {
-    Print("blockbloom " + std::string(Version()) + "\n");
+    Print("blockbloom " BLOCKBLOOM_VERSION "\n");
     return FinishOutput("");
   }
   bool help = scanned.help;

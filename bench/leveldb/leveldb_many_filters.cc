@@ -18,8 +18,8 @@
 //
 // Each side's filters lie back to back in one buffer, as LevelDB lays out a
 // table's filter block (unaligned: a 46-byte filter straddles two cache
-// lines most of the time). --accurate measures fewer_false_positives
-// (the accurate encoding) instead of the default; --present probes keys the
+// lines most of the time). --accurate measures the accuracy mode
+// (fewer_false_positives) instead of the default; --present probes keys the
 // filters hold (every bit tested: no early exit).
 //
 // Each round times the same probes (absent keys, each against a random
@@ -56,7 +56,7 @@ ABSL_FLAG(bool, present, false,
           "db_bench's readrandom at the level holding it) instead of absent "
           "ones");
 ABSL_FLAG(bool, accurate, false,
-          "blockbloom with fewer_false_positives (the accurate encoding)");
+          "blockbloom's accuracy mode (fewer_false_positives)");
 
 namespace {
 

@@ -62,6 +62,8 @@ enum class FilterKind : uint8_t {
   // in about 30% less memory than kBlocked; builds and probes are slower.
   kRibbon,
 };
+// Deprecated: the old name of FilterKind (one release).
+using Layout [[deprecated("use blockbloom::FilterKind")]] = FilterKind;
 
 // The kind's name in lower case, as reports, logs and the Python package
 // print it: "blocked", "spread", "set", "standard" or "ribbon".
@@ -108,6 +110,7 @@ class Filter {
                            absl::Span<bool> results) const;
 
   FilterKind kind() const { return kind_; }
+  [[deprecated("use kind()")]] FilterKind layout() const { return kind_; }
   // The geometry of a kBlocked filter. A kSpread filter is one block of k
   // probes with lane_bits 0 (its lanes are num_bits()/16 wide, give or take
   // one); kSet and kRibbon filters are one block of no probes.
@@ -189,7 +192,7 @@ struct FilterOptions {
   //   and to probe.
   // - kRibbon: the same rate in about 30% less memory than kBlocked (its
   //   rate falls as 2^-bits: 6.8 bits/key give 1% and 10 give 0.1%, where
-  //   kBlocked needs 10 and 16.4); slower to build and to probe
+  //   kBlocked needs 10 and 16.4); builds 4-7x and probes 1.5-2x slower
   //   (docs/BENCHMARKS.md, "Ribbon kind"; README.md, "Which filter
   //   kind"). With bits_per_key or fp_rate; not with shape or exact_size
   //   (InvalidArgument). Where a ribbon would be the larger or less
@@ -218,6 +221,9 @@ struct FilterOptions {
   // the engine's block checksum protects it), which LevelDB probes where it
   // lies.
   bool exact_size = false;
+  // Deprecated: the old name of exact_size (one release); either one set
+  // makes an exact-size filter.
+  bool packed = false;
   // Exact-size filters only: trade probe speed for accuracy. The filter is
   // the more accurate of a one-block Bloom filter and a compressed
   // fingerprint set (FilterKind::kSet) in the same size less a 3-byte
@@ -228,7 +234,7 @@ struct FilterOptions {
   // FilterPolicy::KeyMayMatch). Below that, and on filters of fewer than ~20
   // keys at any bits/key, the 2 checksum bytes cost more than the set gains
   // and the rate is higher than the default's (LevelDB's bloom_test at 10
-  // bits/key, 6-8 keys).
+  // bits/key: 1.5% against 0.8% at 6-8 keys).
   bool fewer_false_positives = false;
 };
 

@@ -51,13 +51,13 @@ namespace blockbloom {
 // with leveldb::NewBloomFilterPolicy, and it must outlive every DB using it.
 // KeyMayMatch answers "no" for an empty filter (LevelDB's filter for a range
 // with no keys) and fails open: a filter it cannot read (of another format
-// version, or, with fewer_false_positives, damaged or of another seed) answers
+// version, or, in the accuracy mode, damaged or of another seed) answers
 // "may match". A damaged default-mode filter is not detected here (see
 // above).
 const leveldb::FilterPolicy* NewLevelDBFilterPolicy(double bits_per_key);
 
 // The same with every option (seed, fewer_false_positives, checksum
-// verification and cache budget of fewer_false_positives); InvalidArgument for
+// verification and cache budget of the accuracy mode); InvalidArgument for
 // invalid options. `exact_size` is always set.
 absl::StatusOr<std::unique_ptr<const leveldb::FilterPolicy>>
 NewLevelDBFilterPolicy(const FilterPolicy::Options& options);

@@ -12,8 +12,7 @@ library).
 Classes: Filter (immutable; files of the CLI and of C++ SerializeFilter),
 BloomFilter (mutable, Guava-like), CountingFilter (with remove),
 ScalableFilter (grows). Keys are str (hashed as UTF-8) or bytes-like;
-hash_key(key, seed) equals C++ blockbloom::HashKey. __version__ is the C++
-library's blockbloom::Version() ("0.1.0"), the package's version too.
+hash_key(key, seed) equals C++ blockbloom::HashKey.
 
 Errors: every non-OK absl::Status of the C++ core raises a subclass of
 FilterError carrying the status message:
@@ -43,7 +42,6 @@ from ._blockbloom import (
     ResourceExhaustedError,
     ScalableFilter,
     UnsupportedFilterError,
-    __version__,
     active_simd_target,
     hash_fixed,
     hash_key,
@@ -51,7 +49,6 @@ from ._blockbloom import (
 )
 
 __all__ = [
-    "__version__",
     "BloomFilter",
     "CorruptFilterError",
     "CountingFilter",

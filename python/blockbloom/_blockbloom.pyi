@@ -32,8 +32,6 @@ def hash_fixed(keys: FixedKeys, width: Optional[int] = None,
                seed: int = 0) -> npt.NDArray[np.uint64]: ...
 def active_simd_target() -> str: ...
 
-__version__: str
-
 class Filter:
     @staticmethod
     def from_keys(keys: Iterable[Key], *, bits_per_key: float = 10.0,
@@ -81,6 +79,10 @@ class Filter:
     @property
     def kind(self) -> Literal["blocked", "spread", "set", "standard",
                               "ribbon"]: ...
+    @property
+    def layout(self) -> Literal["blocked", "spread", "set", "standard"]:
+        """Deprecated: the old name of kind."""
+        ...
     @property
     def estimated_fpr(self) -> float: ...
 

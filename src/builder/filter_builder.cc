@@ -80,8 +80,12 @@ bool RibbonIsBetter(const FilterOptions& options, const Filter& ribbon,
 
 }  // namespace
 
-FilterBuilder::FilterBuilder(const FilterOptions& options)
-    : options_(options) {}
+// The deprecated `packed` is folded into exact_size: the rest of the builder
+// reads exact_size only.
+FilterBuilder::FilterBuilder(const FilterOptions& options) : options_(options) {
+  options_.exact_size = options.exact_size || options.packed;
+  options_.packed = options_.exact_size;
+}
 
 bool FilterBuilder::SetSize(double bits_per_key, double fp_rate) {
   if (fixed_bits_ != nullptr || options_.exact_size ||
@@ -125,7 +129,7 @@ FilterBuilder::~FilterBuilder() = default;
 absl::StatusOr<FilterBuilder> FilterBuilder::Create(
     const FilterOptions& options) {
   FilterBuilder builder(options);
-  const bool exact_size = options.exact_size;
+  const bool exact_size = options.exact_size || options.packed;
   if (options.kind != FilterKind::kBlocked &&
       options.kind != FilterKind::kRibbon) {
     return absl::InvalidArgumentError(

@@ -1,7 +1,6 @@
 // The C API (blockbloom/c.h) of hashing, sizing, FilterBuilder and Filter:
 // opaque handles around the C++ types (src/c/handles.h), errors as
 // malloc()ed strings, no exception across the boundary.
-#include "blockbloom/version.h"
 #include "src/c/handles.h"
 
 using blockbloom::c_api::FromShape;
@@ -15,11 +14,6 @@ using blockbloom::c_api::ToShape;
 extern "C" {
 
 void blockbloom_free(void* ptr) { std::free(ptr); }
-
-// --- Version ------------------------------------------------------------
-
-// Version() views a std::string, so its data() ends with a NUL.
-const char* blockbloom_version(void) { return blockbloom::Version().data(); }
 
 // --- Hashing ------------------------------------------------------------
 
@@ -111,6 +105,9 @@ int blockbloom_options_kind(const blockbloom_options_t* o) {
 void blockbloom_options_set_exact_size(blockbloom_options_t* o,
                                        unsigned char v) {
   o->rep.exact_size = v != 0;
+}
+void blockbloom_options_set_packed(blockbloom_options_t* o, unsigned char v) {
+  blockbloom_options_set_exact_size(o, v);
 }
 void blockbloom_options_set_fewer_false_positives(blockbloom_options_t* o,
                                                   unsigned char v) {
@@ -236,6 +233,9 @@ blockbloom_shape_t blockbloom_filter_shape(const blockbloom_filter_t* f) {
 }
 int blockbloom_filter_kind(const blockbloom_filter_t* f) {
   return static_cast<int>(f->rep.kind());
+}
+int blockbloom_filter_layout(const blockbloom_filter_t* f) {
+  return blockbloom_filter_kind(f);
 }
 uint64_t blockbloom_filter_size_bytes(const blockbloom_filter_t* f) {
   return f->rep.bits().size();

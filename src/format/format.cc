@@ -285,7 +285,9 @@ absl::StatusOr<FilterInfo> InspectFilter(absl::Span<const uint8_t> bytes,
                                          const ReadOptions& options) {
   absl::StatusOr<Parsed> parsed = Parse(bytes, options);
   if (!parsed.ok()) return parsed.status();
-  return parsed->info;
+  FilterInfo info = parsed->info;
+  info.layout = info.kind;  // the deprecated name, for one release
+  return info;
 }
 
 absl::StatusOr<Filter> OpenFilter(absl::Span<const uint8_t> bytes,

@@ -116,24 +116,6 @@ static void TestHashAndSimd(void) {
   CHECK(strlen(blockbloom_active_simd_target()) > 0);
 }
 
-/* "major.minor.patch": three numbers and two dots, nothing else (the C++
-   version_test checks that it is blockbloom::Version()). */
-static void TestVersion(void) {
-  const char* v = blockbloom_version();
-  int dots = 0;
-  CHECK(v != NULL);
-  CHECK(v[0] >= '0' && v[0] <= '9');
-  for (; *v != '\0'; ++v) {
-    if (*v == '.') {
-      ++dots;
-      CHECK(v[1] >= '0' && v[1] <= '9');
-    } else {
-      CHECK(*v >= '0' && *v <= '9');
-    }
-  }
-  CHECK(dots == 2);
-}
-
 static void TestSizing(void) {
   char* err = NULL;
   blockbloom_shape_t shape, bad;
@@ -389,7 +371,7 @@ static void TestBuilderAndFilter(void) {
 
   CHECK(blockbloom_filter_seed(filter) == 42);
   CHECK(blockbloom_filter_num_keys(filter) == kKeys);
-  CHECK(blockbloom_filter_kind(filter) == blockbloom_kind_blocked);
+  CHECK(blockbloom_filter_layout(filter) == blockbloom_layout_blocked);
   shape = blockbloom_filter_shape(filter);
   CHECK(blockbloom_filter_size_bytes(filter) ==
         blockbloom_shape_size_bytes(&shape));
@@ -680,7 +662,7 @@ static void TestDamagedBytes(void) {
   filter = blockbloom_filter_open(bytes, len, read, &err);
   CHECK_OK(err);
   CHECK(filter != NULL && AllPresent(filter, 50));
-  CHECK(blockbloom_filter_kind(filter) == blockbloom_kind_standard);
+  CHECK(blockbloom_filter_layout(filter) == blockbloom_layout_standard);
   blockbloom_filter_destroy(filter);
 
   blockbloom_free(bytes);
@@ -886,7 +868,6 @@ static void TestBloomFilter(void) {
 int main(int argc, char** argv) {
   if (argc > 1) testdata_dir = argv[1];
   TestHashAndSimd();
-  TestVersion();
   TestSizing();
   TestGoldenFiles();
   TestBuilderAndFilter();

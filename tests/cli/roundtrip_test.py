@@ -75,6 +75,7 @@ class RoundTripTest(CliTestCase):
         self.assertEqual(info["format_version"], "6.0")
         self.assertEqual(info["encoding"], "ribbon")
         self.assertEqual(info["kind"], "ribbon")
+        self.assertEqual(info["layout"], "ribbon")
         self.assertIsNone(info["num_probes"])
         self.assertEqual(info["num_keys"], n)
         self.assertLessEqual(info["estimated_fp_rate"], 0.01)
@@ -108,7 +109,7 @@ class RoundTripTest(CliTestCase):
     def test_text_info_has_every_field(self):
         f = self.build(numbered(b"k", 3000))
         out = self.check_run(["info", f]).stdout.decode()
-        for label in ("format version:", "encoding:", "kind:", "block:",
+        for label in ("format version:", "encoding:", "kind:", "layout:",
                       "probes (k):", "seed:", "blocks:", "lane bits:",
                       "keys:", "compression:", "size on disk:",
                       "fill ratio:", "estimated FPR:",

@@ -1,9 +1,9 @@
 // blockbloom inside a real LevelDB 1.23 (Debian's libleveldb): no false
 // negatives through the whole read path, absent keys rejected at the filter's
 // rate (file reads counted with an Env wrapper), reopening with other
-// policies, both modes (the default in-place filters and fewer_false_positives,
-// the accurate encoding), and filter blocks damaged on disk: caught by
-// LevelDB's checksum with paranoid_checks, by the accurate encoding's own
+// policies, both modes (the default in-place filters and the accuracy mode,
+// fewer_false_positives), and filter blocks damaged on disk: caught by
+// LevelDB's checksum with paranoid_checks, by the accuracy mode's own
 // CRC-16 without.
 #include "blockbloom/leveldb.h"
 
@@ -94,8 +94,8 @@ Counts Check(const std::string& path, const leveldb::FilterPolicy* policy,
   return c;
 }
 
-// fewer_false_positives: fingerprint sets with a CRC-16 of their own.
-std::unique_ptr<const leveldb::FilterPolicy> FewerFalsePositives(int bits_per_key) {
+// The accuracy mode: fingerprint sets with a CRC-16 of their own.
+std::unique_ptr<const leveldb::FilterPolicy> AccuracyMode(int bits_per_key) {
   FilterPolicy::Options options;
   options.bits_per_key = bits_per_key;
   options.fewer_false_positives = true;
@@ -178,28 +178,28 @@ TEST(LevelDBTest, AsSmallAndAsAccurateAsTheBuiltInFilter) {
   EXPECT_EQ(our_bits, their_bits);
   EXPECT_EQ(c.missing, 0);
   EXPECT_LT(c.absent_reads, b.absent_reads);
-  // fewer_false_positives: the same size, about half the false positives
+  // The accuracy mode: the same size, about half the false positives
   // (0.4-0.5%).
   ScratchDir dir3("leveldb_size_accurate");
-  std::unique_ptr<const leveldb::FilterPolicy> accurate = FewerFalsePositives(10);
+  std::unique_ptr<const leveldb::FilterPolicy> accurate = AccuracyMode(10);
   Fill(dir3.path(), accurate.get());
   const Counts a = Check(dir3.path(), accurate.get());
   const double accurate_bits =
       FilterBlockBitsPerKey(dir3.path(), accurate->Name());
-  std::printf("fewer_false_positives: %.2f bits/key, FPR %.3f%%\n", accurate_bits,
+  std::printf("accuracy mode: %.2f bits/key, FPR %.3f%%\n", accurate_bits,
               100.0 * a.absent_reads / kKeys);
   EXPECT_EQ(accurate_bits, their_bits);
   EXPECT_EQ(a.missing, 0);
   EXPECT_LT(a.absent_reads, b.absent_reads * 3 / 4);
 }
 
-// fewer_false_positives's per-thread cache of verified filters
+// The accuracy mode's per-thread cache of verified filters
 // (src/policy/probe_cache.h) answers from
 // the copy it verified: a filter damaged on disk after it was first read,
 // and read again into the same memory, still gives right answers.
 TEST(LevelDBTest, DamageAfterTheFirstReadIsAnsweredFromTheVerifiedCopy) {
   ScratchDir dir("leveldb_damage_later");
-  std::unique_ptr<const leveldb::FilterPolicy> ours = FewerFalsePositives(10);
+  std::unique_ptr<const leveldb::FilterPolicy> ours = AccuracyMode(10);
   Fill(dir.path(), ours.get());
   const Counts before = Check(dir.path(), ours.get());
   ASSERT_EQ(before.missing, 0);
@@ -277,11 +277,11 @@ TEST(LevelDBTest, DamagedFilterBlocksAreSkippedWithParanoidChecks) {
   EXPECT_GT(c.absent_reads, kKeys * 0.9);
 }
 
-// fewer_false_positives without paranoid_checks: its own CRC-16 catches the
+// The accuracy mode without paranoid_checks: its own CRC-16 catches the
 // damage, and the filters fail open.
-TEST(LevelDBTest, FewerFalsePositivesDetectsDamageItself) {
+TEST(LevelDBTest, AccuracyModeDetectsDamageItself) {
   ScratchDir dir("leveldb_corrupt");
-  std::unique_ptr<const leveldb::FilterPolicy> ours = FewerFalsePositives(10);
+  std::unique_ptr<const leveldb::FilterPolicy> ours = AccuracyMode(10);
   Fill(dir.path(), ours.get());
   DamageFilters(dir.path(), ours->Name());
   const Counts c = Check(dir.path(), ours.get());
@@ -310,7 +310,7 @@ TEST(LevelDBTest, WithoutParanoidChecksNeitherFilterIsChecked) {
 
 // A seeded default policy names its seed (in-place blocks cannot detect a
 // reader with another one): reopened with another seed, the old filters are
-// ignored, never misread. Seed 0 and fewer_false_positives keep the one name.
+// ignored, never misread. Seed 0 and the accuracy mode keep the one name.
 TEST(LevelDBTest, AnotherSeedIgnoresTheFiltersInsteadOfMisreadingThem) {
   FilterPolicy::Options seven, eight;
   seven.seed = 7;
@@ -323,7 +323,7 @@ TEST(LevelDBTest, AnotherSeedIgnoresTheFiltersInsteadOfMisreadingThem) {
   EXPECT_STRNE(a->Name(), "blockbloom.v1");
   seven.fewer_false_positives = true;
   EXPECT_STREQ((*NewLevelDBFilterPolicy(seven))->Name(), "blockbloom.v1");
-  EXPECT_STREQ(FewerFalsePositives(10)->Name(), "blockbloom.v1");
+  EXPECT_STREQ(AccuracyMode(10)->Name(), "blockbloom.v1");
   ScratchDir dir("leveldb_seeds");
   Fill(dir.path(), a.get());
   const Counts same = Check(dir.path(), a.get());
@@ -338,7 +338,7 @@ TEST(LevelDBTest, AnotherSeedIgnoresTheFiltersInsteadOfMisreadingThem) {
 // Name() is the same, and each reads every encoding.
 TEST(LevelDBTest, EitherModeReadsTheOthersTables) {
   std::unique_ptr<const leveldb::FilterPolicy> fast(NewLevelDBFilterPolicy(10));
-  std::unique_ptr<const leveldb::FilterPolicy> accurate = FewerFalsePositives(10);
+  std::unique_ptr<const leveldb::FilterPolicy> accurate = AccuracyMode(10);
   ScratchDir dir("leveldb_modes"), dir2("leveldb_modes2");
   Fill(dir.path(), fast.get());
   Fill(dir2.path(), accurate.get());

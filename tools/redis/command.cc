@@ -1,5 +1,5 @@
-// blockbloom redis: shared filters in Redis (blockbloom/redis_client.h) from the
-// command line: publish a filter file, download one, query, describe, delete.
+// blockbloom redis: shared filters in Redis (blockbloom/redis.h) from the
+// command line: push a filter file, pull one back, query, describe, delete.
 //
 // Without hiredis at build time (no BLOCKBLOOM_HAVE_REDIS) the command is
 // still listed, so that scripts get a clear error instead of "unknown
@@ -38,10 +38,10 @@ struct Subcommand {
 
 const std::vector<Subcommand>& Subcommands() {
   static const auto* subcommands = new std::vector<Subcommand>{
-      {"publish",
+      {"push",
        {"url", "password_file", "name", "shard_bytes", "expire", "replace",
         "max_memory"}},
-      {"download", {"url", "password_file", "name", "seed", "o", "max_memory"}},
+      {"pull", {"url", "password_file", "name", "seed", "o", "max_memory"}},
       {"query",
        {"url", "password_file", "name", "seed", "count", "input_format",
         "max_memory"}},
@@ -56,7 +56,7 @@ const std::vector<Subcommand>& Subcommands() {
 int CheckCommandLine(const std::vector<std::string>& args) {
   if (args.empty()) {
     return UsageError(kCommand,
-                      "expected a subcommand: publish, download, query, info or "
+                      "expected a subcommand: push, pull, query, info or "
                       "delete");
   }
   const Subcommand* sub = nullptr;
@@ -66,7 +66,7 @@ int CheckCommandLine(const std::vector<std::string>& args) {
   if (sub == nullptr) {
     return UsageError(kCommand,
                       absl::StrCat("unknown subcommand '", args[0],
-                                   "'; expected publish, download, query, info or "
+                                   "'; expected push, pull, query, info or "
                                    "delete"));
   }
   for (const Subcommand& other : Subcommands()) {
@@ -103,8 +103,8 @@ int RunRedis(const std::vector<std::string>& args) {
   if (int code = CheckCommandLine(args); code != kExitOk) return code;
 #ifdef BLOCKBLOOM_HAVE_REDIS
   const std::string& sub = args[0];
-  if (sub == "publish") return redis_cli::Publish(args);
-  if (sub == "download") return redis_cli::Download(args);
+  if (sub == "push") return redis_cli::Push(args);
+  if (sub == "pull") return redis_cli::Pull(args);
   if (sub == "query") return redis_cli::Query(args);
   if (sub == "info") return redis_cli::Info(args);
   return redis_cli::Delete(args);

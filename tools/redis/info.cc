@@ -7,7 +7,6 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
-#include "blockbloom/filter.h"
 #include "blockbloom/sizing.h"
 #include "tools/flags.h"
 #include "tools/info_lines.h"
@@ -72,7 +71,6 @@ int Info(const std::vector<std::string>& args) {
     line("server", c.where);
     line("name", shared->name());
     line("metadata key", keys.front());
-    line("kind", FilterKindName(FilterKind::kBlocked));
     AppendShapeLines(&out, shape, shared->seed());
     line("size", absl::StrFormat("%d bytes of bits", bits_bytes));
     line("shards",

@@ -41,8 +41,8 @@ std::string Quoted(std::string_view name);
 
 // The subcommands, on the arguments after `redis` (args[0] is the
 // subcommand's name); each returns the exit code.
-int Publish(const std::vector<std::string>& args);
-int Download(const std::vector<std::string>& args);
+int Push(const std::vector<std::string>& args);
+int Pull(const std::vector<std::string>& args);
 int Query(const std::vector<std::string>& args);
 int Info(const std::vector<std::string>& args);
 int Delete(const std::vector<std::string>& args);
