@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Runs the examples of README.md's "Command-line tool" section and checks
-their output, so that the README cannot drift from the tool.
+"""Runs the examples of one section of a Markdown page (docs/CLI.md's
+"Examples") and checks their output, so that the page cannot drift from the
+tool.
 
-    readme_test.py README.md TOOL_DIR
+    readme_test.py PAGE.md SECTION_TITLE TOOL_DIR
 
 In each ```console block of the section, a line starting with "$ " is a
 command (run with bash in a fresh temporary directory shared by the whole
@@ -24,7 +25,7 @@ def section(readme, title):
     match = re.search(r"^## %s\n(.*?)(?=^## |\Z)" % re.escape(title), readme,
                       re.S | re.M)
     if not match:
-        sys.exit("README has no section '## %s'" % title)
+        sys.exit("the page has no section '## %s'" % title)
     return match.group(1)
 
 
@@ -59,9 +60,10 @@ def labels(line):
 
 
 def main():
-    readme_path, tool_dir = sys.argv[1], os.path.abspath(sys.argv[2])
-    with open(readme_path) as f:
-        pairs = examples(section(f.read(), "Command-line tool"))
+    page_path, title = sys.argv[1], sys.argv[2]
+    tool_dir = os.path.abspath(sys.argv[3])
+    with open(page_path) as f:
+        pairs = examples(section(f.read(), title))
     if not pairs:
         sys.exit("no examples found")
     env = dict(os.environ, PATH=tool_dir + os.pathsep + os.environ["PATH"])

@@ -302,15 +302,15 @@ class TestRoundTrip:
 class TestReadme:
 
     def test_readme_example_runs(self, tmp_path, monkeypatch):
-        """README.md's "Python" section: its python block runs as written."""
+        """docs/PYTHON.md's "Use" section: its python block runs as written."""
         import re
-        with open(os.path.join(os.path.dirname(__file__), "..", "..",
-                               "README.md")) as f:
+        with open(os.path.join(os.path.dirname(__file__), "..", "..", "docs",
+                               "PYTHON.md")) as f:
             readme = f.read()
-        section = re.search(r"^## Python\n(.*?)(?=^## )", readme,
+        section = re.search(r"^## Use\n(.*?)(?=^## )", readme,
                             re.S | re.M).group(1)
         code = re.search(r"^```python\n(.*?)^```", section,
                          re.S | re.M).group(1)
         monkeypatch.chdir(tmp_path)
-        exec(compile(code, "README.md", "exec"), {})
+        exec(compile(code, "PYTHON.md", "exec"), {})
         assert (tmp_path / "keys.bbf").exists()
