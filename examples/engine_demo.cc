@@ -41,6 +41,7 @@
 #include "absl/strings/str_format.h"
 #include "blockbloom/leveldb.h"
 #include "blockbloom/rocksdb.h"
+#include "src/rocksdb/db_open.h"
 #include "tests/leveldb/leveldb_counting_env.h"
 #include "tests/leveldb/leveldb_table.h"
 
@@ -179,7 +180,7 @@ class RocksDBRun {
     table.no_block_cache = true;  // every data block lookup is a file read
     options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
     rocksdb::DB* raw = nullptr;
-    if (!rocksdb::DB::Open(options, dir, &raw).ok()) {
+    if (!blockbloom::rocksdb_compat::OpenDB(options, dir, &raw).ok()) {
       std::fprintf(stderr, "cannot open RocksDB at %s\n", dir.c_str());
       std::exit(1);
     }

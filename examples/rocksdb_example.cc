@@ -7,6 +7,7 @@
 #include <string>
 
 #include "blockbloom/rocksdb.h"
+#include "src/rocksdb/db_open.h"
 
 int main() {
   rocksdb::BlockBasedTableOptions table;
@@ -15,8 +16,8 @@ int main() {
   options.create_if_missing = true;
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   rocksdb::DB* raw = nullptr;
-  rocksdb::Status s =
-      rocksdb::DB::Open(options, "/tmp/blockbloom_rocksdb_example", &raw);
+  rocksdb::Status s = blockbloom::rocksdb_compat::OpenDB(
+      options, "/tmp/blockbloom_rocksdb_example", &raw);
   if (!s.ok()) {
     std::fprintf(stderr, "%s\n", s.ToString().c_str());
     return 1;

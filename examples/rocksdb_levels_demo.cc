@@ -52,6 +52,7 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_format.h"
 #include "blockbloom/rocksdb.h"
+#include "src/rocksdb/db_open.h"
 #include "tests/rocksdb/rocksdb_compactions.h"
 
 ABSL_FLAG(int, keys, 5'000'000, "present keys to load");
@@ -120,7 +121,8 @@ bool Open(Tree* t, bool frozen = false) {
   rocksdb::Options options = TreeOptions(*t);
   options.disable_auto_compactions = frozen;
   rocksdb::DB* raw = nullptr;
-  rocksdb::Status s = rocksdb::DB::Open(options, t->path, &raw);
+  rocksdb::Status s =
+      blockbloom::rocksdb_compat::OpenDB(options, t->path, &raw);
   if (!s.ok()) {
     std::fprintf(stderr, "%s: %s\n", t->path.c_str(), s.ToString().c_str());
     return false;

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "blockbloom/rocksdb.h"
+#include "src/rocksdb/db_open.h"
 #include "tests/rocksdb/rocksdb_compactions.h"
 
 namespace {
@@ -69,7 +70,7 @@ Result Run(const std::string& dir,
   o.level_compaction_dynamic_level_bytes = true;
   o.max_background_jobs = 2;
   rocksdb::DB* raw = nullptr;
-  rocksdb::Status s = rocksdb::DB::Open(o, dir, &raw);
+  rocksdb::Status s = blockbloom::rocksdb_compat::OpenDB(o, dir, &raw);
   if (!s.ok()) {
     std::fprintf(stderr, "open: %s\n", s.ToString().c_str());
     std::exit(1);

@@ -52,6 +52,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "blockbloom/rocksdb.h"
+#include "src/rocksdb/db_open.h"
 #include "tests/rocksdb/rocksdb_compactions.h"
 
 ABSL_FLAG(int, keys, 200'000, "writes per tree");
@@ -227,7 +228,7 @@ Result RunTree(const std::string& order, const std::string& lookup,
   table.no_block_cache = true;
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   rocksdb::DB* raw = nullptr;
-  rocksdb::Status s = rocksdb::DB::Open(options, path, &raw);
+  rocksdb::Status s = blockbloom::rocksdb_compat::OpenDB(options, path, &raw);
   if (!s.ok()) {
     std::fprintf(stderr, "open: %s\n", s.ToString().c_str());
     std::exit(1);

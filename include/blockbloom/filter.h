@@ -303,6 +303,17 @@ class FilterBuilder {
   // builder, or bits_per_key not positive and finite.
   bool SetSize(double bits_per_key, double fp_rate);
   absl::StatusOr<FilterShape> ShapeForKeys(uint64_t num_keys) const;
+  // What Finish() would make of `num_keys` distinct keys: its kind and bytes
+  // of bits, exact for the blocked kind and exact-size filters (the block's
+  // bytes, trailer included), the ribbon's estimate for a ribbon. For an
+  // engine that sizes its files before the filter is built
+  // (FilterPolicy::Builder::EstimatedBytes).
+  struct Plan {
+    FilterKind kind = FilterKind::kBlocked;
+    FilterShape shape;           // the blocked kind's
+    uint64_t payload_bytes = 0;  // bits; exact-size: the whole block
+  };
+  Plan PlanFor(uint64_t num_keys) const;
   // Called when [next_, end_) is full (or was never set): a new hash chunk,
   // or the pending batch inserted into the fixed-shape filter and emptied.
   void MakeRoom();

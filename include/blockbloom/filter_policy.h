@@ -193,6 +193,17 @@ class FilterPolicy {
     // from its keys (the RocksDB adapter's hot ranges,
     // Options::hot_ranges). Does nothing for an exact-size builder.
     void set_bits_per_key(double bits_per_key);
+    // The bytes Finish() would append for `num_keys` distinct keys: exact
+    // for the blocked kind and exact-size blocks; for a ribbon, its own
+    // estimate (a one-layer table; the solution's bytes from the rate).
+    // For an engine that sizes its files before the filter is built
+    // (RocksDB's FilterBitsBuilder::CalculateSpace).
+    uint64_t EstimatedBytes(uint64_t num_keys) const;
+    // The false-positive rate of a block of `bytes` bytes (footer included)
+    // holding `num_keys` distinct keys, of the kind Finish() would make for
+    // them. 1 when the bytes cannot hold a filter of that kind; 0 with no
+    // keys.
+    double EstimatedFpRate(uint64_t num_keys, uint64_t bytes) const;
 
    private:
     friend class FilterPolicy;

@@ -1,4 +1,4 @@
-// blockbloom as a RocksDB filter policy (RocksDB 7.8, Debian's librocksdb).
+// blockbloom as a RocksDB filter policy (RocksDB 7.8 through 11.x).
 //
 //   rocksdb::BlockBasedTableOptions table;
 //   table.filter_policy = blockbloom::NewRocksDBFilterPolicy(10);
@@ -48,9 +48,14 @@
 // and their rate falls instead; with level_aware (and level_learned) the plan
 // then chooses each level's kind and real bits over both kinds' curves.
 //
-// Only RocksDB 7.8 is supported: the adapter must mirror RocksDB-internal
-// classes (src/rocksdb/filter_bits.h), and building it against another
-// version stops with an #error that says so.
+// RocksDB 7.8 through 11.x: the adapter mirrors RocksDB-internal classes
+// (src/rocksdb/filter_bits.h), in the layout of the release it is compiled
+// against; outside that range the build stops with an #error that says so.
+// The librocksdb a program runs with must be of the same layout (a program
+// built against 9.10's headers and run with 8.11's library is not): if it is
+// not, the policy fails open (no builder, no reader: tables are written
+// without blockbloom filters and every lookup reads), says why in the DB's
+// LOG, and NewRocksDBFilterPolicy(options) returns FailedPrecondition.
 #ifndef BLOCKBLOOM_ROCKSDB_H_
 #define BLOCKBLOOM_ROCKSDB_H_
 
@@ -71,7 +76,9 @@ namespace blockbloom {
 std::shared_ptr<const rocksdb::FilterPolicy> NewRocksDBFilterPolicy(
     double bits_per_key);
 
-// The same with every option; InvalidArgument for invalid options.
+// The same with every option; InvalidArgument for invalid options,
+// FailedPrecondition when the running librocksdb is not of the layout the
+// adapter was compiled for (above).
 absl::StatusOr<std::shared_ptr<const rocksdb::FilterPolicy>>
 NewRocksDBFilterPolicy(const FilterPolicy::Options& options);
 

@@ -235,6 +235,40 @@ absl::StatusOr<FilterShape> FilterBuilder::ShapeForKeys(
                             options_.compact_small_filters);
 }
 
+FilterBuilder::Plan FilterBuilder::PlanFor(uint64_t num_keys) const {
+  Plan plan;
+  if (options_.exact_size) {
+    // The block's kind (one of the exact-size kinds) is chosen at Finish();
+    // its size is not.
+    plan.kind = FilterKind::kStandard;
+    plan.payload_bytes =
+        internal::ExactSizeBytes(num_keys, options_.bits_per_key);
+    return plan;
+  }
+  absl::StatusOr<FilterShape> shape =
+      fixed_bits_ != nullptr ? options_.shape : ShapeForKeys(num_keys);
+  if (shape.ok()) plan.shape = *shape;
+  plan.payload_bytes = plan.shape.size_bytes();
+  // Finish() keeps the smaller (or more accurate) of both builds below
+  // kBuildBothBelow keys; the estimate takes the ribbon where its estimate
+  // wins, as Finish() does above that.
+  if (options_.kind == FilterKind::kRibbon && num_keys > 0 &&
+      RibbonWins(options_, num_keys)) {
+    const double rate = options_.fp_rate != 0
+                            ? options_.fp_rate
+                            : internal::ribbon::EstimatedFpRate(
+                                  num_keys, options_.bits_per_key);
+    const uint64_t ribbon =
+        internal::ribbon::EstimatedPayloadBytes(num_keys, rate);
+    if (!(num_keys < kBuildBothBelow && ribbon >= plan.payload_bytes &&
+          shape.ok())) {
+      plan.kind = FilterKind::kRibbon;
+      plan.payload_bytes = ribbon;
+    }
+  }
+  return plan;
+}
+
 absl::StatusOr<Filter> FilterBuilder::Finish() {
   const uint64_t num_keys = num_keys_;
   num_keys_ = 0;

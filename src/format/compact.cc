@@ -115,6 +115,16 @@ absl::StatusOr<Parsed> ParseCompact(absl::Span<const uint8_t> block,
   return p;
 }
 
+uint64_t BlockedBlockBytes(const FilterShape& shape, uint64_t seed,
+                           const FilterOrigin& origin) {
+  // AppendFilter's choice under Encoding::kAuto, uncompressed.
+  if (shape.size_bytes() >= kAutoCompactMaxBytes) {
+    return shape.size_bytes() + kFullFooterBytes;
+  }
+  return shape.size_bytes() + (seed != 0 ? kSeedBytes : 0) +
+         (origin.recorded() ? kOriginBytes : 0) + kCompactTrailerBytes;
+}
+
 void AppendCompact(const Filter& filter, const FilterOrigin& origin,
                    std::string* dst) {
   const absl::Span<const uint8_t> bits = filter.bits();

@@ -169,6 +169,15 @@ absl::Status CheckShape(const FilterShape& shape);
 // Filters under this many bytes of bits go compact under Encoding::kAuto.
 inline constexpr uint64_t kAutoCompactMaxBytes = 1024;
 
+// The bytes AppendFilter writes, uncompressed under Encoding::kAuto, for a
+// blocked filter of `shape` (one the sizing functions give) with these seed
+// and origin; for a ribbon of `payload_bytes` bytes of solution in
+// `num_layers` layers (the short footer).
+uint64_t BlockedBlockBytes(const FilterShape& shape, uint64_t seed,
+                           const FilterOrigin& origin);
+uint64_t RibbonBlockBytes(uint64_t payload_bytes, int num_layers, uint64_t seed,
+                          const FilterOrigin& origin);
+
 // A full block's zstd payload, checked against its footer and decompressed.
 absl::StatusOr<std::unique_ptr<AlignedBuffer>> Decompress(const Parsed& parsed);
 

@@ -299,6 +299,12 @@ void AppendLongRibbon(const Filter& filter, const FilterOrigin& origin,
       RibbonChecksum({out, total}, total - kRibbonFooterBytes + kChecksumAt));
 }
 
+uint64_t RibbonBlockBytes(uint64_t payload_bytes, int num_layers, uint64_t seed,
+                          const FilterOrigin& origin) {
+  return payload_bytes + kLayerEntryBytes * num_layers + (seed != 0 ? 8 : 0) +
+         (PackOrigin(origin) != 0 ? 2 : 0) + kShortRibbonFooterBytes;
+}
+
 void AppendRibbon(const Filter& filter, const FilterOrigin& origin,
                   std::string* dst) {
   const ribbon::RibbonLayout layout =

@@ -8,7 +8,9 @@
 #include "absl/strings/str_cat.h"
 #include "blockbloom/sizing.h"
 #include "src/exact_size/in_place.h"
+#include "src/format/encoding.h"
 #include "src/policy/key_may_match.h"
+#include "src/ribbon/sizing.h"
 
 namespace blockbloom {
 namespace {
@@ -186,6 +188,48 @@ void FilterPolicy::Builder::set_bits_per_key(double bits_per_key) {
     return;
   }
   builder_.SetSize(bits, 0);
+}
+
+uint64_t FilterPolicy::Builder::EstimatedBytes(uint64_t num_keys) const {
+  const FilterBuilder::Plan plan = builder_.PlanFor(num_keys);
+  const uint64_t seed = builder_.options_.seed;
+  switch (plan.kind) {
+    case FilterKind::kBlocked:
+      return internal::format::BlockedBlockBytes(plan.shape, seed, origin_);
+    case FilterKind::kRibbon:
+      return internal::format::RibbonBlockBytes(plan.payload_bytes, 1, seed,
+                                                origin_);
+    default:  // an exact-size block: its size is the plan's
+      return plan.payload_bytes;
+  }
+}
+
+double FilterPolicy::Builder::EstimatedFpRate(uint64_t num_keys,
+                                              uint64_t bytes) const {
+  if (num_keys == 0) return 0;
+  const FilterBuilder::Plan plan = builder_.PlanFor(num_keys);
+  const uint64_t planned = EstimatedBytes(num_keys);
+  // The footer's share, as planned; the rest holds the keys.
+  const uint64_t overhead =
+      plan.kind == FilterKind::kBlocked || plan.kind == FilterKind::kRibbon
+          ? planned - plan.payload_bytes
+          : 0;
+  if (bytes <= overhead) return 1;
+  const double bits_per_key = 8.0 * static_cast<double>(bytes - overhead) /
+                              static_cast<double>(num_keys);
+  if (plan.kind == FilterKind::kRibbon) {
+    return internal::ribbon::EstimatedFpRate(num_keys, bits_per_key);
+  }
+  if (plan.kind == FilterKind::kBlocked) {
+    FilterShape shape = plan.shape;
+    shape.num_blocks = (bytes - overhead) / (2 * uint64_t(shape.lane_bits));
+    if (shape.num_blocks == 0) return 1;
+    absl::StatusOr<double> rate = blockbloom::EstimatedFpRate(shape, num_keys);
+    return rate.ok() ? *rate : 1;
+  }
+  // A standard Bloom filter of these bits, at its k.
+  const double k = std::max(1.0, std::round(bits_per_key * std::log(2.0)));
+  return std::pow(1 - std::exp(-k / bits_per_key), k);
 }
 
 // The full and ribbon encodings record an origin: blocks of exact-size

@@ -23,6 +23,7 @@
 #include "src/policy/policy_access.h"
 #include "src/rocksdb/filter_bits.h"
 #include "src/rocksdb/learned_plan.h"
+#include "src/rocksdb/library_version.h"
 #include "src/rocksdb/policy_id.h"
 #include "src/rocksdb/policy_state.h"
 #include "src/rocksdb/table_filter_builder.h"
@@ -68,6 +69,15 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
 
   rocksdb::FilterBitsBuilder* GetBuilderWithContext(
       const rocksdb::FilterBuildingContext& context) const override {
+    // A library of another layout would call the builder through the wrong
+    // slots: no filter (library_version.h), and the reason in the DB's LOG.
+    if (const absl::Status& s = internal::CheckRocksDBLibrary(); !s.ok()) {
+      if (context.info_log != nullptr) {
+        rocksdb::Log(rocksdb::InfoLogLevel::ERROR_LEVEL, context.info_log, "%s",
+                     std::string(s.message()).c_str());
+      }
+      return nullptr;
+    }
     const LevelHint hint = HintFor(context);
     const LevelAllocator::Choice choice = ChoiceFor(hint, context);
     return new TableFilterBuilder(
@@ -80,6 +90,8 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
   // same cache entry), so the filter is probed in place.
   rocksdb::FilterBitsReader* GetFilterBitsReader(
       const rocksdb::Slice& contents) const override {
+    // No reader from a library of another layout: RocksDB reads "may match".
+    if (!internal::CheckRocksDBLibrary().ok()) return nullptr;
     const absl::Span<const uint8_t> bytes = AsBytes(View(contents));
     // The origin from the footer alone (the filter's own open verifies the
     // checksum); blocks without one count as of unknown level.
@@ -394,6 +406,17 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
   mutable std::map<std::string, std::unique_ptr<LearnedPlan>> plans_;
 };
 
+// `policy` as ours, or nullptr. By name, as RocksDB's Customizable casts:
+// no RTTI, so that the adapter works with a librocksdb built without it
+// (RocksDB's CMake default for Release builds).
+const RocksDBFilterPolicy* Ours(const rocksdb::FilterPolicy* policy) {
+  if (policy == nullptr ||
+      std::strcmp(policy->Name(), RocksDBFilterPolicy::kClassName()) != 0) {
+    return nullptr;
+  }
+  return static_cast<const RocksDBFilterPolicy*>(policy);
+}
+
 // The ObjectLibrary factory: any id that starts with "blockbloom.v1".
 rocksdb::FilterPolicy* FromId(
     const std::string& id, std::unique_ptr<const rocksdb::FilterPolicy>* guard,
@@ -431,6 +454,9 @@ std::shared_ptr<const rocksdb::FilterPolicy> NewRocksDBFilterPolicy(
 
 absl::StatusOr<std::shared_ptr<const rocksdb::FilterPolicy>>
 NewRocksDBFilterPolicy(const FilterPolicy::Options& options) {
+  if (const absl::Status& s = internal::CheckRocksDBLibrary(); !s.ok()) {
+    return s;
+  }
   absl::StatusOr<FilterPolicy> policy = FilterPolicy::Create(options);
   if (!policy.ok()) return policy.status();
   return std::shared_ptr<const rocksdb::FilterPolicy>(
@@ -461,7 +487,7 @@ int RocksDBColumnFamilyGroup(const std::string& column_family) {
 
 std::vector<RocksDBLevelReport> RocksDBFilterReport(
     const rocksdb::FilterPolicy* policy) {
-  const auto* ours = dynamic_cast<const RocksDBFilterPolicy*>(policy);
+  const auto* ours = Ours(policy);
   return ours ? ours->Report() : std::vector<RocksDBLevelReport>{};
 }
 
@@ -496,7 +522,7 @@ std::string RocksDBFilterReportText(const rocksdb::FilterPolicy* policy,
 
 const FilterPolicy::Options* RocksDBFilterPolicyOptions(
     const rocksdb::FilterPolicy* policy) {
-  const auto* ours = dynamic_cast<const RocksDBFilterPolicy*>(policy);
+  const auto* ours = Ours(policy);
   return ours ? &ours->policy().options() : nullptr;
 }
 

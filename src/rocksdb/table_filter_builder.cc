@@ -15,6 +15,47 @@ double TableFilterBuilder::HotRangeDelta() {
                           std::string_view(high_, high_length_), hot_.slope);
 }
 
+void TableFilterBuilder::AddKeyHash(uint64_t h) {
+  // Adjacent duplicates are counted once, as the builder does.
+  if (verify_ && (hashes_.empty() || hashes_.back() != h)) {
+    hashes_.push_back(h);
+  }
+  if (rocksdb_have_hash_hook.load(std::memory_order_relaxed)) {
+    RunRocksDBHashHook(&h);
+  }
+  builder_.AddHash(h);
+  last_hash_ = h;
+  have_last_ = true;
+}
+
+#if BLOCKBLOOM_ROCKSDB_LAYOUT >= 96
+void TableFilterBuilder::AddKeyAndAlt(const rocksdb::Slice& key,
+                                      const rocksdb::Slice& alt) {
+  if (hot_.heat != nullptr) ExtendRange(View(key));
+  const uint64_t seed = policy_.options().seed;
+  const uint64_t key_hash = HashKey(View(key), seed);
+  const uint64_t alt_hash = HashKey(View(alt), seed);
+  const bool had_alt = have_alt_;
+  const uint64_t previous_alt = alt_hash_;
+  const bool had_last = have_last_;
+  const uint64_t previous = last_hash_;
+  // The alt first, so that the last entry is the key (a new alt implies a
+  // new key, in the comparator's order).
+  if (!(had_alt && alt_hash == previous_alt) && alt_hash != key_hash &&
+      !(had_last && alt_hash == previous)) {
+    AddKeyHash(alt_hash);
+  }
+  have_alt_ = true;
+  alt_hash_ = alt_hash;
+  // Not against the previous alt either: a key that is its own prefix at the
+  // end of a prefix group (a reverse bytewise comparator).
+  if (!(had_last && key_hash == previous) &&
+      !(had_alt && key_hash == previous_alt)) {
+    AddKeyHash(key_hash);
+  }
+}
+#endif
+
 rocksdb::Slice TableFilterBuilder::Finish(std::unique_ptr<const char[]>* buf) {
   const uint64_t num_keys = builder_.num_keys();
   // Hot ranges: this table's (or partition's) bits, from the probes its key
@@ -36,6 +77,7 @@ rocksdb::Slice TableFilterBuilder::Finish(std::unique_ptr<const char[]>* buf) {
   // filters, Finish is called once per partition).
   verify_hashes_.swap(hashes_);
   hashes_.clear();
+  have_last_ = have_alt_ = false;
   if (rocksdb_have_build_observer.load(std::memory_order_relaxed)) {
     RunRocksDBBuildObserver({column_family_, hint_.level, hint_.is_bottommost,
                              hint_.first_level, hint_.last_level, bits_per_key_,

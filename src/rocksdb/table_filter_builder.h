@@ -67,20 +67,24 @@ class TableFilterBuilder final : public rocksdb::FilterBitsBuilder {
 
   void AddKey(const rocksdb::Slice& key) override {
     if (hot_.heat != nullptr) ExtendRange(View(key));
-    if (!verify_ && !rocksdb_have_hash_hook.load(std::memory_order_relaxed)) {
+    if (!verify_ && !have_alt_ &&
+        !rocksdb_have_hash_hook.load(std::memory_order_relaxed)) {
       builder_.AddKey(View(key));
       return;
     }
-    uint64_t h = HashKey(View(key), policy_.options().seed);
-    // Adjacent duplicates are counted once, as the builder does.
-    if (verify_ && (hashes_.empty() || hashes_.back() != h)) {
-      hashes_.push_back(h);
-    }
-    if (rocksdb_have_hash_hook.load(std::memory_order_relaxed)) {
-      RunRocksDBHashHook(&h);
-    }
-    builder_.AddHash(h);
+    AddKeyHash(HashKey(View(key), policy_.options().seed));
   }
+
+#if BLOCKBLOOM_ROCKSDB_LAYOUT >= 96
+  // RocksDB 9.6+, whole-key filtering with a prefix extractor: the key and
+  // its prefix, both added (a prefix seek probes the prefix), de-duplicated
+  // as RocksDB's own builder does (filter_policy_internal.h): the alt
+  // against the previous alt, this key and the previous entry; the key
+  // against the previous entry and the previous alt. Only hashes already in
+  // the filter are skipped, so no key or prefix is ever missing.
+  void AddKeyAndAlt(const rocksdb::Slice& key,
+                    const rocksdb::Slice& alt) override;
+#endif
 
   size_t EstimateEntriesAdded() override { return builder_.num_keys(); }
 
@@ -99,6 +103,19 @@ class TableFilterBuilder final : public rocksdb::FilterBitsBuilder {
     const double bits = 8.0 * static_cast<double>(bytes > 56 ? bytes - 56 : 0);
     return static_cast<size_t>(bits / bits_per_key_);
   }
+
+#if BLOCKBLOOM_ROCKSDB_LAYOUT >= 109
+  // RocksDB 10.9+: the size of the block Finish() would write for
+  // num_entries keys (the table builder's file-size estimate) and the rate
+  // of a block of `bytes`: FilterPolicy::Builder's estimates, at the bits/key
+  // this table is planned at.
+  size_t CalculateSpace(size_t num_entries) override {
+    return static_cast<size_t>(builder_.EstimatedBytes(num_entries));
+  }
+  double EstimatedFpRate(size_t num_entries, size_t bytes) override {
+    return builder_.EstimatedFpRate(num_entries, bytes);
+  }
+#endif
 
  private:
   const blockbloom::FilterPolicy& policy_;  // outlives its builders
@@ -132,6 +149,13 @@ class TableFilterBuilder final : public rocksdb::FilterBitsBuilder {
   char low_[RangeHeat::kKeyBytes];
   char high_[RangeHeat::kKeyBytes];
   size_t low_length_ = 0, high_length_ = 0;
+  // Add a hash (AddKeyAndAlt), kept for verify_ and the hash hook as
+  // AddKey keeps them.
+  void AddKeyHash(uint64_t h);
+  // AddKeyAndAlt's de-duplication state since the last Finish: the last
+  // hash added and the previous alt's hash.
+  bool have_last_ = false, have_alt_ = false;
+  uint64_t last_hash_ = 0, alt_hash_ = 0;
   std::vector<uint64_t> hashes_;         // since the last Finish, if verify_
   std::vector<uint64_t> verify_hashes_;  // of the last finished filter
 };

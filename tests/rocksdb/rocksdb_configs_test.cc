@@ -27,6 +27,7 @@
 #include "blockbloom/rocksdb.h"
 #include "blockbloom/sizing.h"
 #include "gtest/gtest.h"
+#include "src/rocksdb/db_open.h"
 #include "tests/rocksdb/rocksdb_test_util.h"
 
 namespace blockbloom {
@@ -275,7 +276,9 @@ TEST(RocksDBConfigTest, OpenForReadOnly) {
     FillAndCompact(db.get());
   }
   rocksdb::DB* raw = nullptr;
-  ASSERT_TRUE(rocksdb::DB::OpenForReadOnly(options, dir.path(), &raw).ok());
+  ASSERT_TRUE(
+      blockbloom::rocksdb_compat::OpenDBForReadOnly(options, dir.path(), &raw)
+          .ok());
   std::unique_ptr<rocksdb::DB> db(raw);
   const GetCounts c = CheckGets(db.get(), options.statistics.get(), 0, kKeys);
   ExpectCorrect(c, "read-only");

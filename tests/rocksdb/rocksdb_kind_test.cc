@@ -22,6 +22,7 @@
 
 #include "blockbloom/rocksdb.h"
 #include "gtest/gtest.h"
+#include "src/rocksdb/db_open.h"
 #include "src/rocksdb/test_hooks.h"
 #include "tests/rocksdb/rocksdb_compactions.h"
 #include "tests/rocksdb/rocksdb_test_util.h"
@@ -211,8 +212,8 @@ TEST(RocksDBKindTest, RibbonBelowL0NoFalseNegativesAndOptionsFileReopen) {
   db_options.statistics = rocksdb::CreateDBStatistics();
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw = nullptr;
-  rocksdb::Status s =
-      rocksdb::DB::Open(db_options, dir.path(), cfs, &handles, &raw);
+  rocksdb::Status s = blockbloom::rocksdb_compat::OpenDB(db_options, dir.path(),
+                                                         cfs, &handles, &raw);
   ASSERT_TRUE(s.ok()) << s.ToString();
   std::unique_ptr<rocksdb::DB> db(raw);
   rocksdb::CompactRangeOptions compact;

@@ -21,6 +21,7 @@
 
 #include "blockbloom/rocksdb.h"
 #include "gtest/gtest.h"
+#include "src/rocksdb/db_open.h"
 #include "src/rocksdb/filter_bits.h"
 #include "src/rocksdb/policy_id.h"
 #include "src/rocksdb/test_hooks.h"
@@ -255,7 +256,8 @@ TEST(RocksDBOptionsTest, OptionsFileRoundTripAndReopenKeepsFilters) {
   {
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
     rocksdb::DB* raw = nullptr;
-    s = rocksdb::DB::Open(db_options, dir.path(), cfs, &handles, &raw);
+    s = blockbloom::rocksdb_compat::OpenDB(db_options, dir.path(), cfs,
+                                           &handles, &raw);
     ASSERT_TRUE(s.ok()) << s.ToString();
     std::unique_ptr<rocksdb::DB> db(raw);
     PutRange(db.get(), 20'000, 40'000);

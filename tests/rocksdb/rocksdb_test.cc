@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "src/rocksdb/db_open.h"
 #include "src/rocksdb/filter_bits.h"
 #include "src/rocksdb/test_hooks.h"
 #include "tests/policy/engine_test_util.h"
@@ -42,7 +43,7 @@ std::unique_ptr<rocksdb::DB> Open(
   table.no_block_cache = true;  // every data block read is a file read
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   rocksdb::DB* db = nullptr;
-  rocksdb::Status s = rocksdb::DB::Open(options, path, &db);
+  rocksdb::Status s = blockbloom::rocksdb_compat::OpenDB(options, path, &db);
   EXPECT_TRUE(s.ok()) << s.ToString();
   return std::unique_ptr<rocksdb::DB>(db);
 }

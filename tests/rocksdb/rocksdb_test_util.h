@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "src/rocksdb/db_open.h"
 #include "tests/policy/engine_test_util.h"
 
 namespace blockbloom::testing {
@@ -23,7 +24,7 @@ namespace blockbloom::testing {
 inline std::unique_ptr<rocksdb::DB> OpenDB(const rocksdb::Options& options,
                                            const std::string& path) {
   rocksdb::DB* db = nullptr;
-  rocksdb::Status s = rocksdb::DB::Open(options, path, &db);
+  rocksdb::Status s = blockbloom::rocksdb_compat::OpenDB(options, path, &db);
   EXPECT_TRUE(s.ok()) << s.ToString();
   return std::unique_ptr<rocksdb::DB>(db);
 }

@@ -20,6 +20,7 @@
 
 #include "absl/strings/str_format.h"
 #include "blockbloom/rocksdb.h"
+#include "src/rocksdb/db_open.h"
 #endif
 
 namespace blockbloom::cli {
@@ -61,7 +62,8 @@ int RunRocksDB(const std::vector<std::string>& args) {
   db_options.create_if_missing = false;
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw = nullptr;
-  s = rocksdb::DB::OpenForReadOnly(db_options, dir, families, &handles, &raw);
+  s = blockbloom::rocksdb_compat::OpenDBForReadOnly(db_options, dir, families,
+                                                    &handles, &raw);
   if (!s.ok()) {
     return Fail(
         kCommand, kExitBadInput,
