@@ -75,7 +75,7 @@ class FilterPolicy {
     // detected without the engine's checksum; probes go through the
     // per-thread cache of verified blocks (probe_cache_bytes), which costs
     // memory and, with thousands of filters, probe time. For data on disk,
-    // where each false positive is a read. README, "Which LevelDB mode".
+    // where each false positive is a read. docs/LEVELDB.md, "Which LevelDB mode".
     bool fewer_false_positives = false;
     // KeyMayMatch keeps, per thread, up to this many bytes of blocks it has
     // opened and verified, and answers later probes of the same block from
