@@ -65,8 +65,8 @@
 //                                       Ribbon at best, and dense elimination
 //                                       costs up to 64 XORs per key
 //
-// So BuRR is 0.95-0.99x Ribbon's bytes at the same measured rate from 10k to
-// 10M keys (docs/BENCHMARKS.md, "Ribbon kind"), and a query reads two
+// So BuRR takes fewer bytes than Ribbon at the same measured rate from 10k
+// to 10M keys (docs/BENCHMARKS.md, "Ribbon kind"), and a query reads two
 // adjacent blocks (one 16 * cols-byte span: 112 bytes at r = 7, where
 // Ribbon's reads ~224).
 //
