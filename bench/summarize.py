@@ -10,9 +10,10 @@ repetitions, ratios, FPR), RUN_DIR/*.png, every repetition compactly
 (RUN_DIR/bench.csv) and, in RUN_DIR/plotdata, the data and gnuplot scripts
 behind the plots. With --publish, copies what the page shows, the PNGs and
 results.md, to DIR (docs/benchmarks/); with --doc, replaces the text between
-the RESULTS markers of that file with the headline tables, the targets and
-the run's context, linking to DIR. Standard library only; gnuplot
-(gnuplot-nox) draws the plots.
+the RESULTS markers of that file with the run's context, the targets (a row
+each), a table of ns per probe and the instruction counts, linking to DIR
+for the plots, the FPR sweep and every row. Standard library
+only; gnuplot (gnuplot-nox) draws the plots.
 """
 
 import argparse
@@ -166,37 +167,6 @@ def size_label(n):
     return f"{n / 1024:g} KiB"
 
 
-def matrix(probes, op, inp, bpk):
-    """Rows: filters; columns: sizes; cell: median ns (x blockbloom, x floor)."""
-    sizes = sizes_of(probes)
-    filters = sorted({k[0] for k in probes
-                      if k[1] == op and k[2] == inp and k[3] == bpk},
-                     key=lambda f: ORDER.get(f, 99))
-    if not filters:
-        return ""
-    head = "| filter | " + " | ".join(size_label(s) for s in sizes) + " |\n"
-    head += "|---|" + "---|" * len(sizes) + "\n"
-    rows = []
-    for f in filters:
-        cells = []
-        for s in sizes:
-            x = med(probes, f, op, inp, bpk, s)
-            if x is None:
-                cells.append("n/a")
-                continue
-            bb = med(probes, "blockbloom", op, inp, bpk, s)
-            fl = med(probes, "floor", op, inp, bpk, s)
-            extra = []
-            if f != "blockbloom" and bb:
-                extra.append(f"{x / bb:.2f}x bb")
-            if f != "floor" and fl:
-                extra.append(f"{x / fl:.2f}x fl")
-            cells.append(f"**{fmt(x)}**" + (" (" + ", ".join(extra) + ")"
-                                             if extra else ""))
-        rows.append(f"| {NAME.get(f, f)} | " + " | ".join(cells) + " |")
-    return head + "\n".join(rows) + "\n"
-
-
 def full_table(probes, op, inp, bpk):
     """Every size and filter: median, min-max, ratios, FPR, huge pages."""
     out = ["| size | filter | ns/probe median | min - max | / blockbloom |"
@@ -247,16 +217,15 @@ def build_table(builds):
 
 
 def targets(probes, builds, fpr_rows):
-    """The performance targets (docs/BENCHMARKS.md, "The targets"), computed
-    from this run."""
+    """The performance targets (docs/BENCHMARKS.md, "Hot path"), computed
+    from this run: (target, where, measured, goal, met) in display order."""
     rows = []
     sizes = sizes_of(probes)
     cache = [s for s in sizes if s <= 1 << 20]
     big = [s for s in sizes if s >= 256 << 20]
 
     def line(name, where, value, goal, met):
-        rows.append(f"| {name} | {where} | {value} | {goal} | "
-                    f"{'**met**' if met else '**missed**'} |")
+        rows.append((name, where, value, goal, bool(met)))
 
     def m(f, op, s):
         return med(probes, f, op, "hash", 10.0, s)
@@ -328,13 +297,105 @@ def targets(probes, builds, fpr_rows):
             line("accuracy: FastLocalBloom's FPR or better", f"{c:g} bits/key",
                  f"{a * 100:.4f}% vs {b * 100:.4f}%", "<= FastLocalBloom's",
                  a <= b + 2 * se)
-    keyed = sorted({k[2] for k in probes if k[2].startswith("key")})
-    if keyed:
-        line("hash-inclusive figures, keys cache-resident", ", ".join(keyed),
-             "tables below", "reported", True)
-    head = ("| target | where | measured (blockbloom vs other) | goal | |\n"
-            "|---|---|---|---|---|\n")
+    return rows
+
+
+def targets_table(rows):
+    """One line per target, its places side by side (the page's 400 lines
+    hold every claim of the project, so a target takes one row)."""
+    order, cells = [], collections.defaultdict(list)
+    goals = {}
+    for name, where, value, goal, met in rows:
+        if name not in cells:
+            order.append(name)
+        goals[name] = goal
+        cells[name].append(f"{where}: {value} "
+                           f"{'**met**' if met else '**missed**'}")
+    out = ["| target | goal | measured (blockbloom vs other), where |",
+           "|---|---|---|"]
+    for name in order:
+        out.append(f"| {name} | {goals[name]} | " + "; ".join(cells[name]) +
+                   " |")
+    return "\n".join(out) + "\n"
+
+
+def matrix_ops(probes, ops, inp, bpk):
+    """Rows: filters; columns: sizes; cell: the median ns of each operation
+    in `ops`, "-" where the filter has no such operation. The ratios to
+    blockbloom and to the floor are in results.md."""
+    sizes = sizes_of(probes)
+    filters = sorted({k[0] for k in probes
+                      if k[1] in ops and k[2] == inp and k[3] == bpk},
+                     key=lambda f: ORDER.get(f, 99))
+    if not filters:
+        return ""
+    head = "| filter | " + " | ".join(size_label(s) for s in sizes) + " |\n"
+    head += "|---|" + "---|" * len(sizes) + "\n"
+    rows = []
+    for f in filters:
+        cells = []
+        for s in sizes:
+            xs = [med(probes, f, op, inp, bpk, s) for op in ops]
+            if all(x is None for x in xs):
+                cells.append("n/a")
+                continue
+            cells.append(" / ".join("-" if x is None else fmt(x)
+                                    for x in xs))
+        rows.append(f"| {NAME.get(f, f)} | " + " | ".join(cells) + " |")
     return head + "\n".join(rows) + "\n"
+
+
+# The table of ns per probe on the page; results.md has every row (16 bits
+# per key, and 8-, 16- and 64-byte keys hashed by each filter).
+DOC_MATRICES = [(("single", "batch32", "batch1024"), "hash", 10.0)]
+# The plots shown on the page; the others are linked.
+DOC_PLOTS = ("speed_hash_bpk10.png", "fpr.png")
+
+
+def doc_block(reps, elapsed, context, target_rows, probes, instructions,
+              builds_md, fpr_md, pngs, rel):
+    """The part of docs/BENCHMARKS.md between the RESULTS markers."""
+    parts = [BEGIN, "", "## Latest results\n",
+             f"Latest run ({reps} interleaved repetitions per row, "
+             f"{elapsed} in all):\n", context,
+             "### Targets\n", targets_table(target_rows)]
+    for ops, inp, bpk in DOC_MATRICES:
+        t = matrix_ops(probes, ops, inp, bpk)
+        if t:
+            what = ("pre-hashed" if inp == "hash"
+                    else f"{inp[3:]}-byte keys, hashing included")
+            parts.append(f"### ns per probe: {' / '.join(ops)}, {what}, "
+                         f"{bpk:g} bits/key\n")
+            parts.append("Median ns per absent-key probe; ratios, min - max, "
+                         "the other settings, every builder and the FPR "
+                         "sweep's table: "
+                         f"[{rel}/results.md]({rel}/results.md).\n")
+            parts.append(t)
+    if instructions:
+        parts.append("### Instructions per probe (bench/filters/instructions.sh)\n")
+        parts.append(instructions.strip() + "\n")
+    # Builds: the targets' rows here, every builder in results.md.
+    # The FPR sweep: its plot here, its table in results.md.
+    shown = [p for p in pngs if p in DOC_PLOTS]
+    others = [p for p in pngs if p not in DOC_PLOTS]
+    for png in shown:
+        parts.append(f"![{png}]({rel}/{png})\n")
+    if others:
+        parts.append("More plots: " + ", ".join(f"[{p}]({rel}/{p})" for p in others)
+                     + ".\n")
+    parts.append(END)
+    return "\n".join(parts)
+
+
+def replace_block(doc_path, block):
+    with open(doc_path) as f:
+        doc = f.read()
+    if BEGIN in doc and END in doc:
+        doc = doc[:doc.index(BEGIN)] + block + doc[doc.index(END) + len(END):]
+    else:
+        doc = doc.rstrip("\n") + "\n\n" + block + "\n"
+    with open(doc_path, "w") as f:
+        f.write(doc)
 
 
 def fpr_table(rows):
@@ -581,52 +642,14 @@ def main():
         return
     assets = args.publish or args.out
     rel = os.path.relpath(assets, os.path.dirname(os.path.abspath(args.doc)))
-    parts = [BEGIN, "", "## Latest results\n",
-             f"Latest run ({args.reps} interleaved repetitions per row, "
-             f"{args.elapsed} in all):\n", context_md(ctx),
-             "### Targets\n", targets(probes, builds, fpr_rows)]
-    heads = [("single", "hash", 10.0), ("batch32", "hash", 10.0),
-             ("batch1024", "hash", 10.0), ("single", "hash", 16.0),
-             ("batch32", "hash", 16.0), ("single", "key16", 10.0),
-             ("batch32", "key16", 10.0), ("batch32", "key8", 10.0),
-             ("batch32", "key64", 10.0)]
-    for op, inp, bpk in heads:
-        t = matrix(probes, op, inp, bpk)
-        if t:
-            what = ("pre-hashed" if inp == "hash"
-                    else f"{inp[3:]}-byte keys, hashing included")
-            parts.append(f"### ns per probe: {op}, {what}, {bpk:g} bits/key\n")
-            parts.append("Median ns per absent-key probe (bold); in brackets "
-                         "the ratio to blockbloom (bb: above 1 means "
-                         "blockbloom is faster) and to the memory floor "
-                         "(fl).\n")
-            parts.append(t)
+    instructions = None
     if args.instructions:
         with open(args.instructions) as f:
-            counted = f.read().strip()
-        parts.append("### Instructions per probe (bench/filters/instructions.sh)\n")
-        parts.append(counted + "\n")
-    parts.append("### Builds (ns per key, median and min - max; "
-                 "ratio: time / blockbloom's; page faults per build)\n")
-    parts.append(build_table(builds))
-    parts.append("### False-positive rates (fpr_sweep: 1M keys, 8M absent "
-                 "probes per point)\n")
-    parts.append(fpr_table(fpr_rows))
-    parts.append("### Plots\n")
-    for png in pngs:
-        parts.append(f"![{png}]({rel}/{png})\n")
-    parts.append(f"Every row with min - max and FPR: [{rel}/results.md]"
-                 f"({rel}/results.md).\n")
-    parts.append(END)
-    block = "\n".join(parts)
-    with open(args.doc) as f:
-        doc = f.read()
-    if BEGIN in doc and END in doc:
-        doc = doc[:doc.index(BEGIN)] + block + doc[doc.index(END) + len(END):]
-    else:
-        doc = doc.rstrip("\n") + "\n\n" + block + "\n"
-    with open(args.doc, "w") as f:
-        f.write(doc)
+            instructions = f.read()
+    replace_block(args.doc, doc_block(
+        args.reps, args.elapsed, context_md(ctx),
+        targets(probes, builds, fpr_rows), probes, instructions,
+        build_table(builds), fpr_table(fpr_rows), pngs, rel))
 
 
 if __name__ == "__main__":

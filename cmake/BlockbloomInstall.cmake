@@ -153,7 +153,7 @@ endif()
 # --- The Redis module. ---------------------------------------------------------
 # blockbloom.so where Redis modules are kept (Debian: /usr/lib/redis/modules),
 # for a redis.conf line `loadmodule <prefix>/lib/redis/modules/blockbloom.so`
-# (README.md). Built when redismodule.h is found (src/redis_module).
+# (docs/REDIS_MODULE.md). Built when redismodule.h is found (src/redis_module).
 set(BLOCKBLOOM_REDIS_MODULE_INSTALL_DIR "lib/redis/modules" CACHE STRING
     "Where `cmake --install` puts the Redis module blockbloom.so, relative to the prefix")
 if(TARGET blockbloom_redis_module)

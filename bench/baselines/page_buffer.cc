@@ -39,7 +39,7 @@ PageBuffer::PageBuffer(size_t size, Pages pages) : size_(size) {
   madvise(data_, mapped_,
           pages == Pages::kHuge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
   // Fault every page in now, in address order: in a VM the first touch of
-  // guest memory is slow (about 3 s per GiB here), and touching it in the
+  // guest memory is slow (seconds per GiB here), and touching it in the
   // random order of a filter's inserts is slower still.
   const size_t step = pages == Pages::kHuge ? kHugePage : 4096;
   for (size_t i = 0; i < mapped_; i += step) data_[i] = 0;

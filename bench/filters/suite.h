@@ -27,8 +27,8 @@ namespace blockbloom::bench {
 // LevelDB sizes one filter per ~2 KiB data block, and its 32-bit hash makes
 // large filters meaningless (a 32-bit collision is a false positive: 5% at
 // 256 MiB); its unblocked inserts are also the slowest to set up. The exact
-// set's inserts are random cache misses too (215M of them, ~40 s, for the
-// 256 MiB filter's keys; 9.6 GB of table for the 1 GiB filter's).
+// set's inserts are random cache misses too (215M of them for the 256 MiB
+// filter's keys; 9.6 GB of table for the 1 GiB filter's).
 constexpr size_t kMaxLevelDbBytes = 16 * MiB;
 constexpr size_t kMaxSetBytes = 16 * MiB;
 // From this size on, the standard filter's bits are set at n*k ideal random

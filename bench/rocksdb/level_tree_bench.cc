@@ -89,7 +89,7 @@ std::string Key(uint64_t id) { return absl::StrFormat("k%012u", id); }
 // call a new one unless --repeat_absent. A fixed absent key that one filter
 // happens to pass passes every time it is looked up, so with repeated keys
 // the count of false reads is a lottery over a few hot keys (a Zipfian row
-// moved 10x between runs); new keys at the same places measure each
+// moved many-fold between runs); new keys at the same places measure each
 // filter's rate where the workload probes it.
 std::string AbsentKey(uint64_t id) {
   static uint64_t serial = 0;

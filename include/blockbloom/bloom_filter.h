@@ -99,8 +99,8 @@ struct BloomFilterOptions {
   //      View() and bits() give plain memory: use them when no thread adds.
   // Cost (bench/memory/memory_bench.cc; numbers in docs/BENCHMARKS.md,
   // "In-memory filters"): a query is k relaxed loads instead of one SIMD
-  // compare, about 3x slower in cache and 2.5-4.5x slower for independent
-  // queries out of cache; an Add issues one locked RMW per clear bit, about 6x
+  // compare, several times slower in cache and for independent queries out
+  // of cache; an Add issues one locked RMW per clear bit, several times
   // slower in cache, and out of cache each single Add pays a full memory
   // latency (locked instructions stop the CPU from overlapping misses).
   // AddBatch and MayContainBatch prefetch, so out of cache they cost a fraction
@@ -196,7 +196,7 @@ class BloomFilter {
   // power k, which would miss the uneven fill of blocks.) Measured within 3
   // sigma of the rate of absent keys at 25% to 300% of capacity. It reads every
   // block and averages a product over the 240 lane sets for each, so it is
-  // about 20x slower than ApproximateCount() (docs/BENCHMARKS.md, "In-memory
+  // much slower than ApproximateCount() (docs/BENCHMARKS.md, "In-memory
   // filters"). For a cheap model figure use
   // EstimatedFpRate(shape(), ApproximateCount()).
   double ExpectedFpRate() const;

@@ -19,7 +19,7 @@
 // keys less evenly than a 512-bit one: 1% false positives take 10.8
 // positions, 43 bits, per key (an ordinary BloomFilter: 9.9 bits; 0.1%: 19
 // positions, 76 bits). A query still reads one cache line, but tests 4-bit
-// counters instead of bits: about 5x a BloomFilter query in cache
+// counters instead of bits: several times a BloomFilter query in cache
 // (docs/BENCHMARKS.md, "In-memory filters").
 //
 // Risks (the classic counting-Bloom caveats, tested in tests/memory):

@@ -192,8 +192,8 @@ struct FilterOptions {
   //   and to probe.
   // - kRibbon: the same rate in about 30% less memory than kBlocked (its
   //   rate falls as 2^-bits: 6.8 bits/key give 1% and 10 give 0.1%, where
-  //   kBlocked needs 10 and 16.4); builds 4-7x and probes 1.5-2x slower
-  //   (docs/BENCHMARKS.md, "Ribbon kind"; README.md, "Which filter
+  //   kBlocked needs 10 and 16.4); builds and probes are a few times slower
+  //   (docs/BENCHMARKS.md, "Ribbon kind"; docs/MEMORY.md, "Which filter
   //   kind"). With bits_per_key or fp_rate; not with shape or exact_size
   //   (InvalidArgument). Where a ribbon would be the larger or less
   //   accurate filter (below 8,192 keys the builder makes both and keeps

@@ -75,7 +75,8 @@ class FilterPolicy {
     // detected without the engine's checksum; probes go through the
     // per-thread cache of verified blocks (probe_cache_bytes), which costs
     // memory and, with thousands of filters, probe time. For data on disk,
-    // where each false positive is a read. README, "Which LevelDB mode".
+    // where each false positive is a read. docs/LEVELDB.md, "Which LevelDB
+    // mode".
     bool fewer_false_positives = false;
     // KeyMayMatch keeps, per thread, up to this many bytes of blocks it has
     // opened and verified, and answers later probes of the same block from
@@ -99,8 +100,8 @@ class FilterPolicy {
     double level_moved_fraction = 0.6;
     // The kind per level, like RocksDB's Ribbon `bloom_before_level`: a
     // builder made with a LevelHint builds a ribbon filter (FilterKind::
-    // kRibbon: the same rate in about 30% less memory, built 4-7x and probed
-    // 1.5-2x slower) when hint.level >= ribbon_from_level, and a blocked one
+    // kRibbon: the same rate in about 30% less memory, built and probed a
+    // few times slower) when hint.level >= ribbon_from_level, and a blocked one
     // otherwise. So 1 gives flushes (L0), files of unknown level (-1, e.g.
     // FIFO or ingested files) and L0 the blocked kind, which is built often
     // and probed most, and every deeper level the ribbon; 0 adds flushes; -1

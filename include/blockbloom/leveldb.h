@@ -24,7 +24,7 @@
 //    time a thread sees it and probes a per-thread cache of verified copies
 //    (FilterPolicy::Options::probe_cache_bytes). For data on disk, where a
 //    false positive is a read; probes are slower with thousands of filters.
-// README, "Which LevelDB mode", compares the two.
+// docs/LEVELDB.md, "Which LevelDB mode", compares the two.
 //
 // Neither mode stores the seed: use the same seed for a DB. LevelDB keeps
 // filters under "filter." + Name() and ignores those of another name. Name()

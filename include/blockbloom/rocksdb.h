@@ -26,7 +26,7 @@
 // RegisterRocksDBFilterPolicy() first: from a static library the linker keeps
 // only object files that something refers to. With an unregistered id,
 // RocksDB's default ConfigOptions silently load NO filter policy, and new
-// tables are then written without filters (README.md, "RocksDB tools").
+// tables are then written without filters (docs/ROCKSDB.md, "RocksDB tools").
 //
 // detect_filter_construct_corruption: when set in the table options, each
 // builder keeps its keys' hashes and checks every one against the finished

@@ -4,8 +4,8 @@
 // Why not a std::vector: a doubling vector copies every hash about once more
 // as it grows and, at its peak, holds the old and the new array (16 bytes per
 // key); every page of both is fresh memory, and first touches are what the
-// build spent its time on (13.4M keys: ~57,000 page faults, against ~10,000
-// for RocksDB's builder). Chunks are written once, in order. They grow by 4x
+// build spent its time on (at 13.4M keys, several times RocksDB's builder's
+// page faults). Chunks are written once, in order. They grow by 4x
 // from 256 hashes (2 KiB, enough for the ~40-key filters LevelDB builds per
 // data block) to kBigChunkHashes (2 MiB), and from then on are 2 MiB each, on
 // a transparent huge page where the kernel grants one (AlignedBuffer): one

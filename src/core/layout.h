@@ -101,9 +101,10 @@
 // the same per-lane mix as spread lanes (the salt of "lane" j, the high half
 // added), range-reduced over the whole filter: one multiply for the mix and
 // one for the position, no lane set, no lane start or width. Measured against
-// spread lanes probed the same way (two bits per branch, docs/BENCHMARKS.md):
-// 0.51-0.59x the built-in's time on absent keys instead of 0.77-0.81x, and
-// 1.02-1.08x on present keys (all k bits tested) instead of 1.6x. A standard
+// spread lanes probed the same way (two bits per branch): faster on absent
+// keys, and at the built-in's time on present keys (all k bits tested) where
+// spread lanes were much slower (docs/BENCHMARKS.md, "How the probe was
+// chosen"). A standard
 // Bloom filter is also at least as accurate as a partitioned one of the same
 // size (the lanes' partition costs up to a few percent on small filters).
 // The k mixes are salted multiplies of one 64-bit hash, not k independent
@@ -368,7 +369,7 @@ inline void ForEachBit(const FilterRef& f, uint64_t hash, Fn fn) {
   // The key's lanes in increasing order. Looping over the set bits (k
   // iterations) instead of testing all 16 lanes avoids a data-dependent
   // branch per lane: about 8 mispredictions per key, which made this loop
-  // 10x slower than the SIMD probe.
+  // many times slower than the SIMD probe.
   for (uint32_t set = f.lane_sets[Selector(lo)]; set != 0; set &= set - 1) {
     const int lane = std::countr_zero(set);
     fn(first + uint64_t{lane * w} + BitInLane(lo, lane, w));

@@ -25,15 +25,15 @@ namespace blockbloom::internal {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Where the 19 instructions of a single probe go on AVX-512 (ProbeHash,
-// counted in the disassembly by bench/filters/instructions.sh; Parquet's split
-// block probe takes 17): the block address (shift, multiply, shift, scale, add:
-// 5), the lane set (selector multiply, x240 reduction, shift, the table
-// row's pointer, 2-byte load into a mask register: 5), the 16 lanes' bit
-// numbers (broadcast, multiply, shift: 3), the bits (broadcast 1s, variable
-// shift: 2), the test (vptestnmd, kortestw, sete: 3) and the return.
+// Where the instructions of a single probe go on AVX-512 (ProbeHash; counted
+// in the disassembly by bench/filters/instructions.sh, docs/BENCHMARKS.md,
+// "Instructions per probe"): the block address (shift, multiply, shift,
+// scale, add), the lane set (selector multiply, x240 reduction, shift, the
+// table row's pointer, 2-byte load into a mask register), the 16 lanes' bit
+// numbers (broadcast, multiply, shift), the bits (broadcast 1s, variable
+// shift), the test (vptestnmd, kortestw, sete) and the return.
 // Highway's portable ops spend more on the lane set (broadcast, AND with the
-// lane bits, compare, masked shift: 30 instructions in all); the targets
+// lane bits, compare, masked shift); the targets
 // below that have a cheaper way to say it do so with intrinsics, and every
 // target is checked bit for bit against ReferenceMayContain
 // (tests/core/simd_test.cc).
@@ -82,7 +82,7 @@ HWY_INLINE KeyBits MakeKeyBits(uint32_t lo, const uint16_t* lane_sets) {
 
 // MakeKeyBits for a single probe, in zmm16-31: with no upper half of
 // zmm0-15 dirty, the kernel needs no vzeroupper before it returns (GCC and
-// clang skip it then): 19 instructions instead of 20. Not in the batch
+// clang skip it then): one instruction fewer. Not in the batch
 // loops, where the pinning stops the compiler from hoisting the 1s out of
 // the loop. Where the registers end up is a matter of speed, never of the
 // answer.
@@ -307,8 +307,9 @@ bool ProbeKey(const FilterRef& f, std::string_view key) {
 // are already in flight, and a batch of n keys costs about n misses
 // overlapped 32 at a time rather than n/32 rounds of "wait for 32 misses,
 // then compute". (Prefetching a group and then testing it, group after
-// group, left the memory idle during each group's tests: 1.3x the floor at
-// 1 GiB for batches of 1024.) A batch of at most 32 keys is one group:
+// group, left the memory idle during each group's tests, well above the
+// memory floor for large batches out of cache.) A batch of at most 32 keys
+// is one group:
 // prefetch all, then test all.
 //
 // `source(i)` gives key i's hash. Pre-hashed input re-reads it when the key
@@ -348,8 +349,8 @@ HWY_INLINE void ForEachPrefetchedBlock(Byte* bits, uint64_t num_blocks,
     }
   };
   // The loops are unrolled by 2: their counter, compare and branch are a
-  // tenth of a key's instructions (callgrind, AVX2: 46.7 -> 42.8 per key in
-  // batches of 32; 4x unrolling gains 0.4 more).
+  // noticeable share of a key's instructions (callgrind), and unrolling
+  // further gained little.
   if (n <= kAhead) {  // one group; slot i is i (no ring arithmetic)
 #pragma GCC unroll 2
     for (size_t i = 0; i < n; ++i) fetch(i);

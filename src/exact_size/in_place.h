@@ -57,14 +57,12 @@ inline constexpr bool InPlaceSizeValid(size_t block_bytes) {
 // pair (an odd k tests its last bit alone).
 //
 // Why (bench/leveldb/leveldb_many_filters and the variants beside it, 36-key
-// filters back to back, time per probe against the built-in's at 100 and 17,554
-// filters; docs/BENCHMARKS.md, "How the probe was chosen"):
-//   spread lanes, one bit per branch, last lane first   1.04x, 1.16x
-//   spread lanes, two bits per branch, lanes in x order  0.75x, 0.81x
-//   k bits anywhere, one bit per branch                  0.81x, 0.85x
-//   k bits anywhere, two bits per branch (this)          0.51x, 0.59x
-// and on present keys (every bit tested) 1.02x, 1.08x for this one, 1.6x
-// for the spread lanes. Half the bits of a well-sized filter are set, so a
+// filters back to back, time per probe against the built-in's; the figures
+// are in docs/BENCHMARKS.md, "How the probe was chosen"): spread lanes or
+// one bit per branch were slower, k bits anywhere two bits per branch (this)
+// the fastest on absent keys and at the built-in's time on present keys
+// (every bit tested), where spread lanes were much slower. Half the bits of
+// a well-sized filter are set, so a
 // branch on one bit is a coin toss the predictor loses half the time; on
 // two bits it is right three times in four. None of the bits depends on the
 // tag but for k, so every load can start before the tag's cache line

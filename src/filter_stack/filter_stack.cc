@@ -113,9 +113,9 @@ void FilterStack::MayContainBatch(absl::Span<const std::string_view> items,
   // found and prefetched, then tested, so kGroup misses are in flight
   // together (a key found in a newer layer skips the older ones). Measured
   // against prefetching every layer's block of every key of a smaller group
-  // first (as MayContainHash does for one key): 0.55-0.75x the time per key
-  // with one layer and 0.7-0.85x with 16 (the misses of one layer's group
-  // already fill the memory system; more lines in flight only evict).
+  // first (as MayContainHash does for one key): less time per key with one
+  // layer and with 16 (the misses of one layer's group already fill the
+  // memory system; more lines in flight only evict).
   uint64_t hashes[kGroup];
   const uint8_t* blocks[kGroup];
   for (size_t begin = 0; begin < items.size(); begin += kGroup) {

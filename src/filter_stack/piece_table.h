@@ -5,10 +5,11 @@
 // it for long. Reserving a 1 GiB filter as one zeroed allocation would touch
 // 1 GiB (hundreds of ms); with pieces, BF.RESERVE allocates only the table of
 // piece pointers (8 bytes per MiB), and each piece is allocated and zeroed
-// (~50 us) by the first add that lands in it. A probe into a piece that was
-// never written answers "absent" without touching memory: its bits are all
-// zero. Freeing is piece by piece too, which lets Redis free a big filter in
-// its background thread (the type's free_effort is the number of pieces).
+// (a small fraction of a millisecond) by the first add that lands in it. A
+// probe into a piece that was never written answers "absent" without
+// touching memory: its bits are all zero. Freeing is piece by piece too,
+// which lets Redis free a big filter in its background thread (the type's
+// free_effort is the number of pieces).
 //
 // Why shared pieces: COPY must not copy a gigabyte on the main thread either.
 // A copy shares the pieces and counts references; the first write to a

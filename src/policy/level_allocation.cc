@@ -67,7 +67,7 @@ constexpr double kL0FilesPresent = 2;
 constexpr uint64_t kReferenceKeys = uint64_t{1} << 20;
 
 // The blocked kind's hull: computed once per process (about 1,500
-// evaluations of the exact rate, 0.1 s).
+// evaluations of the exact rate).
 std::shared_ptr<const RateHull> BlockedHull() {
   static const std::shared_ptr<const RateHull>* const hull =
       new std::shared_ptr<const RateHull>(

@@ -7,8 +7,8 @@
 // key into a false negative. Verifying it costs time proportional to the
 // filter's size, and LevelDB gives the policy no moment to do it once (no
 // reader object, no open hook), so the naive cost is a checksum per probe:
-// ~500 of ~1,200 instructions for a 150-byte filter, and 8-9% of LevelDB's
-// absent-key reads. The cache verifies a block the first time a thread sees
+// a large share of the probe's instructions, and of LevelDB's absent-key
+// reads. The cache verifies a block the first time a thread sees
 // it, keeps an opened copy, and answers later probes of the same block from
 // the copy: a probe is then a lookup and the kernel, whatever the size.
 //

@@ -24,8 +24,8 @@
 namespace blockbloom::redis_module {
 namespace {
 
-// Files up to this size are verified inside the command (XXH3 reads ~10
-// GB/s: about 1 ms); larger ones in a thread while the client waits.
+// Files up to this size are verified inside the command (XXH3 reads them in
+// about a millisecond); larger ones in a thread while the client waits.
 constexpr uint64_t kInlineVerifyBytes = uint64_t{8} << 20;
 
 // BB.DUMP cursors: a dump id (24 bits) and the number of the next chunk

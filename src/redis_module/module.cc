@@ -102,7 +102,7 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(
     return REDISMODULE_ERR;
   }
   rm::FilterStack::SetMaxBytes(rm::g_defaults.max_bytes);
-  // The sizing math builds its tables on first use (~40 ms): here, not in
+  // The sizing math builds its tables on first use (tens of ms): here, not in
   // the first BF.RESERVE, which must not hold the server that long.
   (void)blockbloom::ShapeForFpRate(rm::g_defaults.capacity,
                                    rm::g_defaults.error_rate,

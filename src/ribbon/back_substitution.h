@@ -9,8 +9,8 @@
 // the scalar loop (parity by folding, or POPCNT), and AVX-512 VPOPCNTQ with
 // 8 columns per vector and two rows per step (row k's parity splits into
 // what row k+1's new bit adds and the rest, computed in parallel: a shorter
-// dependency chain, ~1%). Writing into the payload instead of a separate
-// solution array saved 2-3% of the build and ~8 bits/key of memory.
+// dependency chain, a small gain). Writing into the payload instead of a
+// separate solution array saves build time and a solution array's memory.
 #ifndef BLOCKBLOOM_SRC_RIBBON_BACK_SUBSTITUTION_H_
 #define BLOCKBLOOM_SRC_RIBBON_BACK_SUBSTITUTION_H_
 

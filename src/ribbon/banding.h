@@ -19,18 +19,18 @@
 // and they, the failing key and the bucket's remaining keys are bumped.
 //
 // Where the time goes, and what was done about it (the prototype's REPORT,
-// 10.3): at load 1.05 most keys meet a full table: the 74% with offsets of
-// 38 and up take 6.5 steps each, the 26% kept below take 51-75 (67% of all
-// steps): they walk past the previous bucket's "spill" to the frontier.
-// - Pre-bumping (layout.h, kPreBumpSpill): layer-0 steps per key at 100k
-//   from 21.1 to 9.7.
+// 10.3): at load 1.05 most keys meet a full table: the keys with high
+// offsets take a few steps each, the minority kept below take many (most of
+// all steps): they walk past the previous bucket's "spill" to the frontier.
+// - Pre-bumping (layout.h, kPreBumpSpill): about half the layer-0 steps per
+//   key.
 // - Interleaved streams: a layer's buckets cut into up to 4 ranges, banded
 //   in one loop one step of each at a time; the chains are independent, so
-//   the CPU overlaps them. Layer 0 at 1M keys, 1 / 2 / 3 / 4 streams: 76.3 /
-//   52.4 / 45.4 / 44.8 ns per key. Stream k's walks may run into stream
+//   the CPU overlaps them (most of the gain comes with the second stream).
+//   Stream k's walks may run into stream
 //   k+1's rows, but only below the start of k+1's current bucket (rows no
-//   later key of k+1 reads or undoes); the limit only grows. Cost at 100k:
-//   +0.07% (2 streams) and +0.13% (4) space against one.
+//   later key of k+1 reads or undoes); the limit only grows. Cost: a
+//   fraction of a percent of space against one stream.
 // - The next key of the same bucket is taken inline (a compare and the hash
 //   derivation); a new bucket, a bumped key or a failure are calls.
 #ifndef BLOCKBLOOM_SRC_RIBBON_BANDING_H_
@@ -65,9 +65,9 @@ struct BandingOptions {
 };
 
 // The streams a layer of `keys` keys is banded with: one per 24,000 keys in
-// layer 0 and per 2,000 in the others, 1 to 4. (Streams in the other layers:
-// 0.439x Ribbon's build time at 100k against 0.474x without, within noise,
-// +0.1% space; kept for the larger layers 1 of 10M-key filters.)
+// layer 0 and per 2,000 in the others, 1 to 4. (Streams in the other layers
+// gained within noise at 100k keys for a little space; kept for the larger
+// layers 1 of 10M-key filters.)
 int StreamsFor(uint64_t keys, int layer);
 
 // Bands keys[0, n), sorted by SortForBanding for this layer, into `system`.

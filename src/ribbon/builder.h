@@ -9,13 +9,12 @@
 // of result rows per slot (32 from r + 1 > 16 columns), and the filter
 // itself: ~160 bits per key against ~235 for RocksDB 7.8.3's Ribbon builder.
 // Scratch of 2 MiB and more is on transparent huge pages (AlignedBuffer): on
-// the measured VM a first touch of a 4 KiB page cost ~25 us, and at 10M keys
-// huge pages took the build from 0.458x to 0.270x Ribbon's time (page faults
-// per build 19,572 -> 88).
+// the measured VM first touches of 4 KiB pages are slow, and at 10M keys
+// huge pages cut the build's time and its page faults by a large factor.
 //
 // Time (hashing included, against RocksDB's Ribbon at the same rate,
-// docs/BENCHMARKS.md): banding dominates (at 1M keys: sort 6, layer-0
-// banding 33, other layers 2, back substitution and output 3 ns per key).
+// docs/BENCHMARKS.md, "Ribbon kind"): layer-0 banding dominates, then the
+// sort, back substitution and output, and the other layers.
 #ifndef BLOCKBLOOM_SRC_RIBBON_BUILDER_H_
 #define BLOCKBLOOM_SRC_RIBBON_BUILDER_H_
 

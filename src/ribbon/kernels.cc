@@ -7,15 +7,15 @@
 // our time over RocksDB Ribbon's on absent keys):
 // - The word offset of block b is b * r + max(b - upper_start, 0), and
 //   b >= upper_start is a coin flip (about 70% of blocks have r + 1 columns
-//   at 1%): computed without a branch, it took the AVX-512 kernel in cache
-//   from 0.473 to 0.404 (single) and 0.386 to 0.321 (batch).
+//   at 1%): computed without a branch, it made the AVX-512 kernel in cache
+//   faster, single and batch.
 // - Keys bumped from layer 0 (about 5% of absent keys) continue in an
 //   out-of-line function, so the common path has no prologue pushes.
 // - A batch computes its 32 positions once and prefetches both blocks'
-//   words and the code byte before it tests any: in cache 0.52 -> 0.39.
+//   words and the code byte before it tests any: faster in cache too.
 // - Tried and dropped: the layer chosen by a conditional move instead of a
-//   branch ("eager layer 1": single probes 1.37x slower); codes stored
-//   among the words (no gain out of cache, 10 instructions more).
+//   branch ("eager layer 1": single probes slower); codes stored among the
+//   words (no gain out of cache, more instructions).
 #include "src/ribbon/kernels.h"
 
 #include <algorithm>

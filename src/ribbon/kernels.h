@@ -12,7 +12,7 @@
 namespace blockbloom::internal::ribbon {
 
 enum class Isa : int {
-  kPlain = 0,   // baseline x86-64: parity by folding (~10 instructions)
+  kPlain = 0,   // baseline x86-64: parity by folding
   kPopcnt = 1,  // POPCNT
   kAvx2 = 2,    // AVX2 + BMI1/2 + POPCNT
   kAvx512 = 3,  // AVX-512F + VPOPCNTDQ + BMI1/2 + POPCNT

@@ -65,8 +65,8 @@
 //                                       Ribbon at best, and dense elimination
 //                                       costs up to 64 XORs per key
 //
-// So BuRR is 0.95-0.99x Ribbon's bytes at the same measured rate from 10k to
-// 10M keys (docs/BENCHMARKS.md, "Ribbon kind"), and a query reads two
+// So BuRR takes fewer bytes than Ribbon at the same measured rate from 10k
+// to 10M keys (docs/BENCHMARKS.md, "Ribbon kind"), and a query reads two
 // adjacent blocks (one 16 * cols-byte span: 112 bytes at r = 7, where
 // Ribbon's reads ~224).
 //
@@ -110,7 +110,7 @@
 // k covers starts [128k, 128k + 128), blocks 2k and 2k + 1. A query reads
 // blocks b and b + 1 of its start: one contiguous span of words. (One code
 // byte before every 8 blocks, so that a query's code is in its words' page,
-// measured no faster out of cache and 10 instructions more per query.)
+// measured no faster out of cache and more instructions per query.)
 #ifndef BLOCKBLOOM_SRC_RIBBON_LAYOUT_H_
 #define BLOCKBLOOM_SRC_RIBBON_LAYOUT_H_
 
@@ -168,8 +168,8 @@ inline constexpr uint32_t BumpThreshold(uint32_t code, uint32_t lo,
 // lowest offsets, which would walk far and mostly fail, are bumped without an
 // attempt. At 1M keys it cuts elimination steps from 22.4 to 16.9 / 14.3 /
 // 11.4 per key at spills of 40 / 32 / 24 rows, for 1.0022 / 1.0032 / 1.0063
-// slots per key (against 1.0012). 20 made the build 0.474x Ribbon's at 100k
-// (0.655x without) for 6.872 bits/key at ~0.95% (6.834 without). It is used
+// slots per key (against 1.0012). 20 made the build at 100k keys much
+// faster for 6.872 bits/key at ~0.95% (6.834 without). It is used
 // where the build needs it, filters of kPreBumpMinKeys to kPreBumpMaxKeys
 // keys (in-cache sizes): below, space is tightest and builds are cheap;
 // above, Ribbon's random-order insertion misses the cache and is slow anyway.

@@ -136,7 +136,7 @@ bool LearnedPlan::Update(const std::vector<LevelObservation>& observed,
     // The keys are the model's (the tree's shape at rest, from the levels
     // first..last): the live keys of a growing or compacting tree are
     // transient (L0 and the upper levels fill and empty; the last level
-    // grows), and planning on them overspent by 40% in
+    // grows), and planning on them overspent the budget in
     // bench/rocksdb/level_tree_bench. What the tree does differently from
     // the model is in the probes, and the memory feedback below.
     // Except L0's share when its tables are kept (l0_keys, above).
@@ -155,8 +155,8 @@ bool LearnedPlan::Update(const std::vector<LevelObservation>& observed,
     // that every kind may take: a kind kept from L0 (KindCurve::first_level,
     // RocksDB's bloom_before_level) because flushes' tables are short-lived
     // is then the wrong trade. In level_tree_bench's ascending trees the
-    // blocked flushes' filters held every key at 1.34x RocksDB Ribbon's
-    // false reads for the same memory.
+    // blocked flushes' filters held every key at more false reads than
+    // RocksDB Ribbon's for the same memory.
     const int plan_level = l == 0 && l0_kept ? kLevels : l;
     groups.push_back({.level = plan_level, .keys = keys, .probes = probes});
     if (l0_backlog_) {

@@ -65,9 +65,9 @@ class LearnedPlan {
   // rest, wherever compactions move them, and are probed last. Grouped by
   // level of creation, they were planned on an upper level's share of the
   // keys: with RocksDB's default level sizes (a partly full last level),
-  // bottommost tables written at L2-L4 and moved down whole held 91% of
+  // bottommost tables written at L2-L4 and moved down whole held most of
   // bench/rocksdb/level_tree_bench's keys, and the tables written at L3 got
-  // 24.9 bits/key (11.7 on average for a budget of 10.4).
+  // about twice the budget's bits/key (the tree well over its budget).
   static constexpr int kBottommost = kLevels - 1;
   // The group of a table written at `level` (< 0: none, -1).
   static int GroupOf(int level, bool bottommost) {
@@ -94,10 +94,10 @@ class LearnedPlan {
     // burst: an L0 backlog), and L0's bits are planned on its live share of
     // the keys; the other levels keep the plan's bits. L0's observed probes
     // are every L0 file's (each is probed by every Get): planned over the
-    // model's keys of two files, level_tree_bench's backlog (62 L0 files,
-    // 10% of the keys) got 48 bits/key at L0 and 14.0 in all for a budget
-    // of 10.4; on its live share 24 at L0 and 11.8 in all, for 1.2x the
-    // false reads (0.012 per absent Get, RocksDB Ribbon 0.116 at 10.8).
+    // model's keys of two files, level_tree_bench's backlog (dozens of L0
+    // files) got several times the budget at L0 and overspent in all; on
+    // its live share half that at L0, for a few more false reads (still far
+    // fewer than RocksDB Ribbon's; docs/BENCHMARKS.md, "L0 backlogs").
     uint64_t l0_backlog_tables = 8;
     // A change of bits/key smaller than this is not a change (logged).
     double min_change = 0.5;

@@ -13,8 +13,9 @@
 //    1 .. 2 kSampleEvery - 1 (so that no periodic pattern of probes, such as
 //    a fixed number of filters per Get, is sampled at one phase only); a
 //    sampled probe counts kSampleEvery probes, and kSampleEvery positives
-//    if it answered "may match". Counting every probe took 10 instructions
-//    per probe (bench/rocksdb/counter_cost; docs/BENCHMARKS.md);
+//    if it answered "may match". Counting every probe cost several times
+//    that (bench/rocksdb/counter_cost; docs/BENCHMARKS.md, "The counters'
+//    cost per probe");
 //  - each thread counts in a block of its own (plain adds of relaxed
 //    atomics, no read-modify-write instruction), and a reader of the counts
 //    sums the blocks of every live thread plus what exited threads left.
@@ -66,7 +67,8 @@ void CountSampledProbe(int slot, bool positive);
 // reader asks BEFORE it probes, so that the other probes return the filter's
 // answer directly (a tail call) and only the sampled one is counted
 // (CountSampledProbe) after it: through RocksDB's FilterBitsReader::MayMatch
-// that is 101.6 -> 98.0 instructions per probe (90.0 without counters).
+// that saves instructions on every probe (docs/BENCHMARKS.md, "The
+// counters' cost per probe").
 inline bool SampleThisProbe() {
   return __builtin_expect(thread_probe_countdown-- == 0, 0);
 }

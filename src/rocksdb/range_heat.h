@@ -15,9 +15,9 @@
 // (2^-b at ~1.06x the bound); the caller takes it from the rate curve at the
 // plan's bits. C keeps the level's memory: the changes average 0 over its
 // keys. In a simulation of level_tree_bench's Zipfian lookups (Zipf 0.99
-// over 800,000 scattered keys, tables of 700 keys), that is 0.71x the false
-// reads of equal bits with the true probe shares, 0.76x with them estimated
-// from 16,384 samples.
+// over 800,000 scattered keys, tables of 700 keys), that is clearly fewer
+// false reads than equal bits, with the true probe shares and with them
+// estimated from 16,384 samples.
 //
 // How.
 //  - Record(): a reader's sampled probe (one in kSampleEvery,
@@ -44,7 +44,7 @@
 //    noise): beta ~ 0 and no table changes. Under lookups that move (range-
 //    local batches at new places) the ranges hot in one half are not hot
 //    in the other: beta ~ 0 too. Planned on the samples alone (shrunk only
-//    for counting noise), range-local lookups got 1.4x the false reads of
+//    for counting noise), range-local lookups got more false reads than
 //    equal bits in bench/rocksdb/level_tree_bench: the ranges hot when a
 //    table was built were not hot later. Under lasting skew (Zipfian gets)
 //    the halves agree and beta -> 1.

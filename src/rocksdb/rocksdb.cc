@@ -288,8 +288,8 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
   // they are the tree's keys at rest. The model plan then gives them the
   // budget, as the learned plan does (it plans them on their live share).
   // At the model's L0 bits they held every key of level_tree_bench's
-  // ascending trees at 12.9 bits/key for a budget of 10.4; at its last
-  // level's, 9.8 bits/key and 1.6x blockbloom uniform's false reads.
+  // ascending trees well over the budget; at its last level's, under it
+  // with more false reads than blockbloom uniform's.
   bool FlushesKept(const LevelHint& hint,
                    const std::vector<LevelObservation>& observed) const {
     if (!allocator_ || hint.compaction != LevelHint::Compaction::kLeveled ||

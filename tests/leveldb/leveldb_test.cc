@@ -293,7 +293,7 @@ TEST(LevelDBTest, AccuracyModeDetectsDamageItself) {
 
 // What the documentation says of the default without paranoid_checks:
 // LevelDB then checks nothing, and damaged filter bits give false negatives
-// with its own Bloom filter as with ours (README, docs/FORMAT.md).
+// with its own Bloom filter as with ours (docs/LEVELDB.md, docs/FORMAT.md).
 TEST(LevelDBTest, WithoutParanoidChecksNeitherFilterIsChecked) {
   std::unique_ptr<const leveldb::FilterPolicy> ours(NewLevelDBFilterPolicy(10));
   std::unique_ptr<const leveldb::FilterPolicy> builtin(
