@@ -155,7 +155,10 @@ class TableFilterBuilder final : public rocksdb::FilterBitsBuilder {
   // AddKeyAndAlt's de-duplication state since the last Finish: the last
   // hash added and the previous alt's hash.
   bool have_last_ = false, have_alt_ = false;
-  uint64_t last_hash_ = 0, alt_hash_ = 0;
+  uint64_t last_hash_ = 0;
+#if BLOCKBLOOM_ROCKSDB_LAYOUT >= 96
+  uint64_t alt_hash_ = 0;
+#endif
   std::vector<uint64_t> hashes_;         // since the last Finish, if verify_
   std::vector<uint64_t> verify_hashes_;  // of the last finished filter
 };
