@@ -1,4 +1,4 @@
-// blockbloom in the RocksDB configurations users run (Debian's RocksDB 7.8):
+// blockbloom in the RocksDB configurations users run (7.8 through 11.x):
 // partitioned filters with a two-level index in a tiny block cache, prefix
 // extractors with and without whole-key filtering, format_version 4 and 5,
 // 7.5 and 20 bits/key, two column families, read-only opens, SstFileWriter +
@@ -14,6 +14,7 @@
 #include <rocksdb/sst_file_writer.h>
 #include <rocksdb/statistics.h>
 #include <rocksdb/table.h>
+#include <rocksdb/version.h>
 
 #include <atomic>
 #include <cmath>
@@ -122,6 +123,46 @@ TEST(RocksDBConfigTest, PartitionedFiltersTwoLevelIndexTinyCache) {
       3 * totals.filter_bytes / 4096 / 2);
 }
 
+// What the Bloom tickers count depends on the release: RocksDB 8.3 (PR
+// #11460, "Changed the meaning of various Bloom filter stats") moved the
+// filtering of iterators to the new *_LEVEL_SEEK_* tickers, and a Get that
+// the filter answers by prefix (whole-key filtering off) to
+// BLOOM_FILTER_PREFIX_USEFUL. Before it, BLOOM_FILTER_USEFUL counted every
+// Get the filter answered, by key or by prefix, and BLOOM_FILTER_PREFIX_*
+// the prefix checks of iterators.
+#define BLOCKBLOOM_SEEK_TICKERS (ROCKSDB_MAJOR * 100 + ROCKSDB_MINOR >= 803)
+
+// Gets the filter answered ("not there"), whole key or prefix.
+uint64_t GetsFiltered(rocksdb::Statistics* stats) {
+#if BLOCKBLOOM_SEEK_TICKERS
+  return stats->getTickerCount(rocksdb::BLOOM_FILTER_USEFUL) +
+         stats->getTickerCount(rocksdb::BLOOM_FILTER_PREFIX_USEFUL);
+#else
+  return stats->getTickerCount(rocksdb::BLOOM_FILTER_USEFUL);
+#endif
+}
+
+// Iterator seeks (per sorted run) that asked the filter, and those it
+// answered ("no key of this prefix").
+uint64_t SeeksChecked(rocksdb::Statistics* stats) {
+#if BLOCKBLOOM_SEEK_TICKERS
+  return stats->getTickerCount(rocksdb::LAST_LEVEL_SEEK_FILTERED) +
+         stats->getTickerCount(rocksdb::LAST_LEVEL_SEEK_FILTER_MATCH) +
+         stats->getTickerCount(rocksdb::NON_LAST_LEVEL_SEEK_FILTERED) +
+         stats->getTickerCount(rocksdb::NON_LAST_LEVEL_SEEK_FILTER_MATCH);
+#else
+  return stats->getTickerCount(rocksdb::BLOOM_FILTER_PREFIX_CHECKED);
+#endif
+}
+uint64_t SeeksFiltered(rocksdb::Statistics* stats) {
+#if BLOCKBLOOM_SEEK_TICKERS
+  return stats->getTickerCount(rocksdb::LAST_LEVEL_SEEK_FILTERED) +
+         stats->getTickerCount(rocksdb::NON_LAST_LEVEL_SEEK_FILTERED);
+#else
+  return stats->getTickerCount(rocksdb::BLOOM_FILTER_PREFIX_USEFUL);
+#endif
+}
+
 // Prefix keys: 9-byte prefixes "p0000012:" with 5 keys each; even prefixes
 // are present.
 std::string PrefixKey(int prefix, int suffix) {
@@ -160,7 +201,7 @@ TEST_P(RocksDBPrefixTest, PrefixExtractor) {
   }
   // Absent keys of present prefixes: only whole-key filtering can reject
   // them.
-  uint64_t before = stats->getTickerCount(rocksdb::BLOOM_FILTER_USEFUL);
+  uint64_t before = GetsFiltered(stats);
   for (int p = 0; p < kPrefixes; ++p) {
     found_absent +=
         !db->Get(rocksdb::ReadOptions(), PrefixKey(2 * p, 7), &value)
@@ -168,10 +209,9 @@ TEST_P(RocksDBPrefixTest, PrefixExtractor) {
   }
   GetCounts in_prefix;
   in_prefix.absent = kPrefixes;
-  in_prefix.useful =
-      stats->getTickerCount(rocksdb::BLOOM_FILTER_USEFUL) - before;
+  in_prefix.useful = GetsFiltered(stats) - before;
   // Absent prefixes: rejected by the whole key or by the prefix.
-  before = stats->getTickerCount(rocksdb::BLOOM_FILTER_USEFUL);
+  before = GetsFiltered(stats);
   for (int p = 0; p < kPrefixes; ++p) {
     found_absent +=
         !db->Get(rocksdb::ReadOptions(), PrefixKey(2 * p + 1, 0), &value)
@@ -179,8 +219,7 @@ TEST_P(RocksDBPrefixTest, PrefixExtractor) {
   }
   GetCounts other_prefix;
   other_prefix.absent = kPrefixes;
-  other_prefix.useful =
-      stats->getTickerCount(rocksdb::BLOOM_FILTER_USEFUL) - before;
+  other_prefix.useful = GetsFiltered(stats) - before;
   EXPECT_EQ(missing, 0);
   EXPECT_EQ(found_absent, 0);
   // Entries: every key and every prefix with whole-key filtering, the
@@ -206,9 +245,25 @@ TEST_P(RocksDBPrefixTest, PrefixExtractor) {
     ASSERT_TRUE(it->status().ok());
   }
   EXPECT_EQ(seen, ((kPrefixes + 96) / 97) * kPerPrefix);
-  const uint64_t prefix_checked =
-      stats->getTickerCount(rocksdb::BLOOM_FILTER_PREFIX_CHECKED);
-  EXPECT_GT(prefix_checked, 0u);
+  EXPECT_GT(SeeksChecked(stats), 0u);
+  // And seeks to absent prefixes are answered by the filter, at its rate.
+  const uint64_t checked = SeeksChecked(stats);
+  const uint64_t filtered = SeeksFiltered(stats);
+  int found = 0;
+  for (int p = 0; p < kPrefixes; ++p) {
+    it->Seek(PrefixKey(2 * p + 1, 0).substr(0, 9));
+    found += it->Valid();
+    ASSERT_TRUE(it->status().ok());
+  }
+  EXPECT_EQ(found, 0);
+  // One check per seek (one sorted run after the compaction), but the last
+  // prefix's: it lies past the file's last key.
+  GetCounts seeks;
+  seeks.absent = SeeksChecked(stats) - checked;
+  EXPECT_GE(seeks.absent, static_cast<uint64_t>(kPrefixes - 1));
+  EXPECT_LE(seeks.absent, static_cast<uint64_t>(kPrefixes));
+  seeks.useful = SeeksFiltered(stats) - filtered;
+  ExpectFpRate(seeks, predicted, "absent prefix, seek");
 }
 
 INSTANTIATE_TEST_SUITE_P(WholeKeyFiltering, RocksDBPrefixTest,
