@@ -16,6 +16,14 @@
 #include "rocksdb/slice.h"
 #include "src/rocksdb/filter_bits.h"
 
+// Whether this translation unit is compiled with RTTI (GCC and Clang say so
+// with __GXX_RTTI).
+#if defined(__GXX_RTTI)
+#define BLOCKBLOOM_BENCH_HAVE_RTTI 1
+#else
+#define BLOCKBLOOM_BENCH_HAVE_RTTI 0
+#endif
+
 namespace blockbloom::bench::rocksdb_builtin {
 
 // One NewBloomFilterPolicy(bits_per_key).
@@ -64,7 +72,9 @@ inline void MayMatchBatch(rocksdb::FilterBitsReader& reader,
   }
 }
 
-// The dynamic type RocksDB chose for a reader (the mangled typeid name).
+// The dynamic type RocksDB chose for a reader (the mangled typeid name);
+// empty in a build without RTTI (BLOCKBLOOM_BENCH_HAVE_RTTI 0), as against
+// a RocksDB built without it.
 std::string_view ReaderTypeName(const rocksdb::FilterBitsReader& reader);
 
 }  // namespace blockbloom::bench::rocksdb_builtin
