@@ -2,6 +2,8 @@
 
 #include <rocksdb/version.h>
 
+#include <atomic>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -39,10 +41,29 @@ absl::Status CheckRocksDBVersion(std::string_view running_version) {
       "blockbloom against the RocksDB the program runs with."));
 }
 
+namespace {
+// The answer SetRocksDBRunningVersionForTest set, if any. Each one set is
+// kept (never freed): a caller may still hold a reference to the previous.
+std::atomic<const absl::Status*> test_status{nullptr};
+}  // namespace
+
 const absl::Status& CheckRocksDBLibrary() {
+  if (const absl::Status* s = test_status.load(std::memory_order_acquire)) {
+    return *s;
+  }
   static const absl::Status* const status =
       new absl::Status(CheckRocksDBVersion(rocksdb::GetRocksVersionAsString()));
   return *status;
+}
+
+void SetRocksDBRunningVersionForTest(std::string_view running) {
+  static auto* const kept = new std::deque<absl::Status>;
+  if (running.empty()) {
+    test_status.store(nullptr, std::memory_order_release);
+    return;
+  }
+  kept->push_back(CheckRocksDBVersion(running));
+  test_status.store(&kept->back(), std::memory_order_release);
 }
 
 }  // namespace blockbloom::internal

@@ -24,8 +24,15 @@ int RocksDBLayoutOf(int major, int minor);
 // both versions and what to do.
 absl::Status CheckRocksDBVersion(std::string_view running);
 
-// CheckRocksDBVersion of the library this process runs with, computed once.
+// CheckRocksDBVersion of the library this process runs with, computed once
+// (or of the version set by SetRocksDBRunningVersionForTest).
 const absl::Status& CheckRocksDBLibrary();
+
+// Tests: CheckRocksDBLibrary answers for a library reporting `running`
+// instead of the real one, so that the fail-open path can run against the
+// library the test has; empty: the real library again. Not thread-safe
+// against policies in use.
+void SetRocksDBRunningVersionForTest(std::string_view running);
 
 }  // namespace blockbloom::internal
 
