@@ -28,6 +28,23 @@ void TableFilterBuilder::AddKeyHash(uint64_t h) {
   have_last_ = true;
 }
 
+size_t TableFilterBuilder::ApproximateNumEntries(size_t bytes) {
+  // EstimatedBytes grows with the keys: the largest n with
+  // EstimatedBytes(n) <= bytes, by doubling then bisecting (RocksDB asks
+  // once per table builder).
+  uint64_t low = 0, high = 1;
+  while (builder_.EstimatedBytes(high) <= bytes) {
+    low = high;
+    if (high > (uint64_t{1} << 40)) return static_cast<size_t>(high);
+    high *= 2;
+  }
+  while (high - low > 1) {
+    const uint64_t middle = low + (high - low) / 2;
+    (builder_.EstimatedBytes(middle) <= bytes ? low : high) = middle;
+  }
+  return static_cast<size_t>(low);
+}
+
 #if BLOCKBLOOM_ROCKSDB_LAYOUT >= 96
 void TableFilterBuilder::AddKeyAndAlt(const rocksdb::Slice& key,
                                       const rocksdb::Slice& alt) {

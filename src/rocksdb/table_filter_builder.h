@@ -67,11 +67,15 @@ class TableFilterBuilder final : public rocksdb::FilterBitsBuilder {
 
   void AddKey(const rocksdb::Slice& key) override {
     if (hot_.heat != nullptr) ExtendRange(View(key));
-    if (!verify_ && !have_alt_ &&
-        !rocksdb_have_hash_hook.load(std::memory_order_relaxed)) {
+#if BLOCKBLOOM_ROCKSDB_LAYOUT < 96
+    // Without AddKeyAndAlt nothing needs the last hash.
+    if (!verify_ && !rocksdb_have_hash_hook.load(std::memory_order_relaxed)) {
       builder_.AddKey(View(key));
       return;
     }
+#endif
+    // From 9.6 the last entry's hash is kept: an AddKeyAndAlt after this
+    // key de-duplicates its key and alt against it.
     AddKeyHash(HashKey(View(key), policy_.options().seed));
   }
 
@@ -96,13 +100,11 @@ class TableFilterBuilder final : public rocksdb::FilterBitsBuilder {
   // block that does not open (its checksum).
   rocksdb::Status MaybePostVerify(const rocksdb::Slice& contents) override;
 
-  // How many keys a filter of `bytes` bytes holds at this file's density
-  // (RocksDB uses it to size partitioned filters): bytes minus the 56-byte
-  // trailer of a full encoding.
-  size_t ApproximateNumEntries(size_t bytes) override {
-    const double bits = 8.0 * static_cast<double>(bytes > 56 ? bytes - 56 : 0);
-    return static_cast<size_t>(bits / bits_per_key_);
-  }
+  // How many keys a filter of `bytes` bytes holds (RocksDB cuts partitioned
+  // filters by it): the most whose block, of the kind and bits this builder
+  // makes, fits, so that it inverts CalculateSpace (a ribbon takes fewer
+  // bytes per key than its Bloom-equivalent bits/key).
+  size_t ApproximateNumEntries(size_t bytes) override;
 
 #if BLOCKBLOOM_ROCKSDB_LAYOUT >= 109
   // RocksDB 10.9+: the size of the block Finish() would write for
