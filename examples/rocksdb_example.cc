@@ -15,9 +15,12 @@ int main() {
   rocksdb::Options options;
   options.create_if_missing = true;
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  // A fresh DB each run: one left by a newer RocksDB (format_version 7 from
+  // 10.11) would not open with an older one.
+  const std::string path = "/tmp/blockbloom_rocksdb_example";
+  rocksdb::DestroyDB(path, options).PermitUncheckedError();
   rocksdb::DB* raw = nullptr;
-  rocksdb::Status s = blockbloom::rocksdb_compat::OpenDB(
-      options, "/tmp/blockbloom_rocksdb_example", &raw);
+  rocksdb::Status s = blockbloom::rocksdb_compat::OpenDB(options, path, &raw);
   if (!s.ok()) {
     std::fprintf(stderr, "%s\n", s.ToString().c_str());
     return 1;
