@@ -17,10 +17,12 @@
 #include <rocksdb/table.h>
 #include <rocksdb/version.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -30,6 +32,7 @@
 #include "gtest/gtest.h"
 #include "src/rocksdb/filter_bits.h"
 #include "src/rocksdb/library_version.h"
+#include "src/rocksdb/test_hooks.h"
 #include "tests/rocksdb/rocksdb_test_util.h"
 
 namespace blockbloom {
@@ -389,6 +392,65 @@ INSTANTIATE_TEST_SUITE_P(
                                                     : "PrefixOnly") +
              (param_info.param.partitioned ? "Partitioned" : "Full");
     });
+
+// Partitioned filters, on every release: RocksDB cuts a partition after
+// ApproximateNumEntries(metadata_block_size) keys, so ribbon partitions
+// (fewer bytes per key than their Bloom-equivalent bits) come out as large
+// as blocked ones, and neither kind misses a key.
+std::vector<uint64_t> PartitionBytes(const FilterPolicy::Options& options,
+                                     const std::string& name) {
+  ScratchDir dir(name);
+  std::mutex mu;
+  std::vector<uint64_t> bytes;
+  internal::SetRocksDBBuildObserverForTest(
+      [&](const internal::RocksDBBuiltFilter& f) {
+        std::lock_guard<std::mutex> lock(mu);
+        bytes.push_back(f.bytes);
+      });
+  rocksdb::BlockBasedTableOptions table;
+  table.filter_policy = *NewRocksDBFilterPolicy(options);
+  table.partition_filters = true;
+  table.index_type = rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch;
+  table.metadata_block_size = 4096;
+  table.no_block_cache = true;
+  rocksdb::Options db_options = testing::OptionsWith(table.filter_policy);
+  db_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  auto db = OpenDB(db_options, dir.path());
+  constexpr int kKeys = 100'000;
+  testing::PutRange(db.get(), 0, kKeys);
+  EXPECT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
+  const testing::GetCounts c =
+      testing::CheckGets(db.get(), db_options.statistics.get(), 0, kKeys);
+  EXPECT_EQ(c.missing, 0) << name;
+  EXPECT_EQ(c.found_absent, 0) << name;
+  // The filter passes about the rate it was made for (0.96% at 10), not
+  // everything.
+  EXPECT_LT(c.fp_rate(), 0.02) << name;
+  db.reset();
+  internal::SetRocksDBBuildObserverForTest(nullptr);
+  std::sort(bytes.begin(), bytes.end());
+  return bytes;
+}
+
+TEST(RocksDBPartitionTest, RibbonPartitionsAreAsLargeAsBlockedOnes) {
+  FilterPolicy::Options options;
+  options.bits_per_key = 10;
+  const std::vector<uint64_t> blocked =
+      PartitionBytes(options, "rocksdb_mirror_partitions_blocked");
+  options.ribbon_from_level = -1;  // ribbons everywhere, flushes too
+  const std::vector<uint64_t> ribbon =
+      PartitionBytes(options, "rocksdb_mirror_partitions_ribbon");
+  ASSERT_GT(blocked.size(), 10u);
+  ASSERT_GT(ribbon.size(), 10u);
+  const double blocked_median = blocked[blocked.size() / 2];
+  const double ribbon_median = ribbon[ribbon.size() / 2];
+  std::printf(
+      "partitions: %zu blocked (median %.0f bytes), %zu ribbon "
+      "(median %.0f bytes)\n",
+      blocked.size(), blocked_median, ribbon.size(), ribbon_median);
+  EXPECT_NEAR(ribbon_median / blocked_median, 1.0, 0.15);
+  EXPECT_LE(blocked_median, 4096 * 1.1);
+}
 
 // ------------------------------------------------- the running library
 
