@@ -1,10 +1,11 @@
 # Installation of blockbloom: headers, libraries (static, or shared with
 # BUILD_SHARED_LIBS=ON), the command-line tool, a CMake package
 # (find_package(blockbloom): blockbloom::blockbloom, blockbloom::leveldb,
-# blockbloom::rocksdb, blockbloom::redis) and pkg-config files (blockbloom.pc,
-# blockbloom-leveldb.pc, ...), and the Redis module (lib/redis/modules/
-# blockbloom.so). Included from the top-level CMakeLists.txt after
-# every target is defined; tests/consumer/run checks the installed result.
+# blockbloom::rocksdb, blockbloom::redis_client) and pkg-config files
+# (blockbloom.pc, blockbloom-leveldb.pc, ...), and the Redis module
+# (lib/redis/modules/blockbloom.so). Included from the top-level
+# CMakeLists.txt after every target is defined; tests/consumer/run checks the
+# installed result.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -94,7 +95,7 @@ file(GLOB BLOCKBLOOM_CORE_HEADERS RELATIVE "${PROJECT_SOURCE_DIR}/include"
      "${PROJECT_SOURCE_DIR}/include/blockbloom/*.h"
      "${PROJECT_SOURCE_DIR}/include/blockbloom/internal/*.h")
 list(REMOVE_ITEM BLOCKBLOOM_CORE_HEADERS blockbloom/leveldb.h
-     blockbloom/rocksdb.h blockbloom/redis.h blockbloom/redis_client.h)
+     blockbloom/rocksdb.h blockbloom/redis_client.h)
 blockbloom_install_component(
   TARGET blockbloom COMPONENT core EXPORT_NAME blockbloom PC_NAME blockbloom
   DESCRIPTION "Cache-line-blocked Bloom filters for storage engines"
@@ -125,18 +126,9 @@ if(TARGET blockbloom_redis_client)
     TARGET blockbloom_redis_client COMPONENT redis_client
     EXPORT_NAME redis_client PC_NAME blockbloom-redis-client
     DESCRIPTION "blockbloom shared filters in Redis and Redis Cluster"
-    HEADERS blockbloom/redis_client.h blockbloom/redis.h
+    HEADERS blockbloom/redis_client.h
     REQUIRES blockbloom absl_time
     REQUIRES_PRIVATE hiredis absl_strings absl_str_format)
-  # The old pkg-config name (one release).
-  file(WRITE "${PROJECT_BINARY_DIR}/pkgconfig/blockbloom-redis.pc"
-       "Name: blockbloom-redis\n"
-       "Description: Deprecated: use blockbloom-redis-client\n"
-       "Version: ${PROJECT_VERSION}\n"
-       "Requires: blockbloom-redis-client\n")
-  install(FILES "${PROJECT_BINARY_DIR}/pkgconfig/blockbloom-redis.pc"
-          DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig"
-          COMPONENT redis_client)
 endif()
 
 # --- The command-line tool. ----------------------------------------------------

@@ -6,12 +6,12 @@
 // SET the value). A user that does not exist is never cached, so an attacker
 // asking for random absent ids goes through the cache to the database every
 // time: cache penetration. The guard is a Bloom filter of every user id,
-// shared by all app servers through Redis (blockbloom/redis.h): "definitely
-// absent" answers without touching the cache or the database; only its false
-// positives (about 1% of the attack) get through. It never turns away a
-// real user (no false negatives), and if the filter cannot be read (Redis
-// down, the key deleted or evicted) it fails open: "may contain", so traffic
-// goes to the database as without a guard, never refused.
+// shared by all app servers through Redis (blockbloom/redis_client.h):
+// "definitely absent" answers without touching the cache or the database;
+// only its false positives (about 1% of the attack) get through. It never turns
+// away a real user (no false negatives), and if the filter cannot be read
+// (Redis down, the key deleted or evicted) it fails open: "may contain", so
+// traffic goes to the database as without a guard, never refused.
 //
 // The program fills a LevelDB database with --users profiles, builds the
 // filter in-process and publishes it to Redis, then serves the same workload

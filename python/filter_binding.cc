@@ -284,14 +284,6 @@ many threads at once; batch queries release the GIL.)doc")
           "kind='ribbon', where it is the smaller filter), or 'spread', "
           "'set', 'standard' for exact-size filters read from bytes.")
       .def_property_readonly(
-          "layout",
-          [](const PyFilter& self) {
-            PyErr_WarnEx(PyExc_DeprecationWarning,
-                         "Filter.layout is deprecated: use Filter.kind", 1);
-            return std::string(FilterKindName(self.filter().kind()));
-          },
-          "Deprecated: the old name of kind (one release).")
-      .def_property_readonly(
           "estimated_fpr",
           [](const PyFilter& self) { return self.filter().EstimatedFpRate(); },
           "Expected false-positive rate for num_keys keys in this shape.")

@@ -100,7 +100,7 @@ const std::vector<Command>& AllCommands() {
           "[KEYS|-] | info [--seed=S] | delete --name=NAME "
           "[--url=redis://HOST:PORT]",
           "Share a filter through Redis: push, pull, query, info, delete.",
-          "A shared filter lives in Redis (blockbloom/redis.h, "
+          "A shared filter lives in Redis (blockbloom/redis_client.h, "
           "docs/REDIS.md) so that many processes probe and add to one "
           "filter: a query reads one 64-byte block (GETRANGE), an add sets "
           "its bits in one atomic BITFIELD. Every subcommand takes --name "

@@ -100,13 +100,11 @@ std::string Json(const Report& r) {
   json.Add("kind", KindName(info.kind));
   if (info.kind == FilterKind::kRibbon) {
     // No lanes, blocks or probes: a ribbon's geometry is its layers.
-    json.Add("layout", "ribbon");
     for (const char* name :
          {"lanes_per_block", "lane_bits", "block_bytes", "num_probes"}) {
       json.AddNull(name);
     }
   } else {
-    json.Add("layout", "split_block");
     json.Add("lanes_per_block", 16);
     json.Add("lane_bits", info.shape.lane_bits);
     json.Add("block_bytes", uint64_t{2} * info.shape.lane_bits);

@@ -86,18 +86,13 @@ typedef struct blockbloom_shape_t {
   int lane_bits;       /* [1, 512]; 32 except in filters of <= 1 KiB */
 } blockbloom_shape_t;
 
-/* Filter::kind() (the names blockbloom_layout_* are the old ones, kept for
-   one release). */
+/* Filter::kind(). */
 enum {
   blockbloom_kind_blocked = 0,
   blockbloom_kind_spread = 1,
   blockbloom_kind_set = 2,
   blockbloom_kind_standard = 3,
-  blockbloom_kind_ribbon = 4, /* FilterKind::kRibbon */
-  blockbloom_layout_blocked = 0,
-  blockbloom_layout_spread = 1,
-  blockbloom_layout_set = 2,
-  blockbloom_layout_standard = 3
+  blockbloom_kind_ribbon = 4 /* FilterKind::kRibbon */
 };
 
 /* WriteOptions::encoding (blockbloom/format.h). */
@@ -107,9 +102,7 @@ enum {
   blockbloom_encoding_full = 2,
   blockbloom_encoding_accurate = 3,
   blockbloom_encoding_in_place = 4,
-  blockbloom_encoding_ribbon = 5, /* ribbon filters only (format version 5) */
-  /* Deprecated: the old name of blockbloom_encoding_accurate. */
-  blockbloom_encoding_packed = 3
+  blockbloom_encoding_ribbon = 5 /* ribbon filters only (format version 5) */
 };
 
 /* WriteOptions::compression. */
@@ -215,9 +208,6 @@ BLOCKBLOOM_C_EXPORT int blockbloom_options_kind(const blockbloom_options_t*);
    blockbloom_readoptions_set_seed. Default 0. */
 BLOCKBLOOM_C_EXPORT void blockbloom_options_set_exact_size(
     blockbloom_options_t*, unsigned char);
-/* Deprecated: the old name of blockbloom_options_set_exact_size. */
-BLOCKBLOOM_C_EXPORT void blockbloom_options_set_packed(blockbloom_options_t*,
-                                                       unsigned char);
 /* Exact-size filters only: FilterOptions::fewer_false_positives. Default 0. */
 BLOCKBLOOM_C_EXPORT void blockbloom_options_set_fewer_false_positives(
     blockbloom_options_t*, unsigned char);
@@ -283,17 +273,14 @@ BLOCKBLOOM_C_EXPORT void blockbloom_filter_may_contain_hash_batch(
 
 /* Properties: the hash seed; distinct keys added (0 if the encoding read
    does not store it); the geometry (for exact-size kinds see
-   blockbloom::Filter::shape()); the kind (blockbloom_kind_*; the old name
-   blockbloom_filter_layout is kept for one release); bytes of
-   bits; expected false-positive rate for num_keys; 1 for a match-all
-   filter. */
+   blockbloom::Filter::shape()); the kind (blockbloom_kind_*); bytes of bits;
+   estimated false-positive rate for num_keys; 1 for a match-all filter. */
 BLOCKBLOOM_C_EXPORT uint64_t blockbloom_filter_seed(const blockbloom_filter_t*);
 BLOCKBLOOM_C_EXPORT uint64_t
 blockbloom_filter_num_keys(const blockbloom_filter_t*);
 BLOCKBLOOM_C_EXPORT blockbloom_shape_t
 blockbloom_filter_shape(const blockbloom_filter_t*);
 BLOCKBLOOM_C_EXPORT int blockbloom_filter_kind(const blockbloom_filter_t*);
-BLOCKBLOOM_C_EXPORT int blockbloom_filter_layout(const blockbloom_filter_t*);
 BLOCKBLOOM_C_EXPORT uint64_t
 blockbloom_filter_size_bytes(const blockbloom_filter_t*);
 BLOCKBLOOM_C_EXPORT double blockbloom_filter_estimated_fp_rate(

@@ -62,8 +62,6 @@ enum class FilterKind : uint8_t {
   // in about 30% less memory than kBlocked; builds and probes are slower.
   kRibbon,
 };
-// Deprecated: the old name of FilterKind (one release).
-using Layout [[deprecated("use blockbloom::FilterKind")]] = FilterKind;
 
 // The kind's name in lower case, as reports, logs and the Python package
 // print it: "blocked", "spread", "set", "standard" or "ribbon".
@@ -110,7 +108,6 @@ class Filter {
                            absl::Span<bool> results) const;
 
   FilterKind kind() const { return kind_; }
-  [[deprecated("use kind()")]] FilterKind layout() const { return kind_; }
   // The geometry of a kBlocked filter. A kSpread filter is one block of k
   // probes with lane_bits 0 (its lanes are num_bits()/16 wide, give or take
   // one); kSet and kRibbon filters are one block of no probes.
@@ -221,9 +218,6 @@ struct FilterOptions {
   // the engine's block checksum protects it), which LevelDB probes where it
   // lies.
   bool exact_size = false;
-  // Deprecated: the old name of exact_size (one release); either one set
-  // makes an exact-size filter.
-  bool packed = false;
   // Exact-size filters only: trade probe speed for accuracy. The filter is
   // the more accurate of a one-block Bloom filter and a compressed
   // fingerprint set (FilterKind::kSet) in the same size less a 3-byte

@@ -65,9 +65,6 @@ class FilterPolicy {
     // `paranoid_checks`; docs/FORMAT.md, "Integrity"). The seed is not
     // stored in the block: readers need the same seed.
     bool exact_size = false;
-    // Deprecated: the old name of exact_size (one release); either one set
-    // makes exact-size blocks.
-    bool packed = false;
     // Exact-size blocks only: the more accurate of a one-block Bloom filter and
     // a compressed fingerprint set, with a CRC-16 of its own
     // (FilterOptions::fewer_false_positives). At 7+ bits/key about half the

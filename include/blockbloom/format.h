@@ -59,8 +59,6 @@ enum class Encoding : uint8_t {
               // 44-byte footer of version 5 is still read): ribbon filters
               // (FilterKind::kRibbon) only, the encoding kAuto picks for
               // them
-  // Deprecated: the old name of kAccurate (one release).
-  kPacked = kAccurate,
 };
 
 enum class Compression : uint8_t {
@@ -186,8 +184,6 @@ struct FilterInfo {
   int major_version = 0;
   int minor_version = 0;
   FilterKind kind = FilterKind::kBlocked;
-  // Deprecated: the old name of kind (one release), set to the same value.
-  FilterKind layout = FilterKind::kBlocked;
   FilterShape shape;  // see Filter::shape() for exact-size kinds
   int set_low_bits =
       0;  // FilterKind::kSet: bits of each fingerprint's low part

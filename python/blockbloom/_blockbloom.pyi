@@ -80,10 +80,6 @@ class Filter:
     def kind(self) -> Literal["blocked", "spread", "set", "standard",
                               "ribbon"]: ...
     @property
-    def layout(self) -> Literal["blocked", "spread", "set", "standard"]:
-        """Deprecated: the old name of kind."""
-        ...
-    @property
     def estimated_fpr(self) -> float: ...
 
 def _time_hash_batch(filter: Filter, hashes: Hashes,

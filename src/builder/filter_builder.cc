@@ -80,12 +80,8 @@ bool RibbonIsBetter(const FilterOptions& options, const Filter& ribbon,
 
 }  // namespace
 
-// The deprecated `packed` is folded into exact_size: the rest of the builder
-// reads exact_size only.
-FilterBuilder::FilterBuilder(const FilterOptions& options) : options_(options) {
-  options_.exact_size = options.exact_size || options.packed;
-  options_.packed = options_.exact_size;
-}
+FilterBuilder::FilterBuilder(const FilterOptions& options)
+    : options_(options) {}
 
 bool FilterBuilder::SetSize(double bits_per_key, double fp_rate) {
   if (fixed_bits_ != nullptr || options_.exact_size ||
@@ -129,7 +125,7 @@ FilterBuilder::~FilterBuilder() = default;
 absl::StatusOr<FilterBuilder> FilterBuilder::Create(
     const FilterOptions& options) {
   FilterBuilder builder(options);
-  const bool exact_size = options.exact_size || options.packed;
+  const bool exact_size = options.exact_size;
   if (options.kind != FilterKind::kBlocked &&
       options.kind != FilterKind::kRibbon) {
     return absl::InvalidArgumentError(

@@ -106,9 +106,6 @@ void blockbloom_options_set_exact_size(blockbloom_options_t* o,
                                        unsigned char v) {
   o->rep.exact_size = v != 0;
 }
-void blockbloom_options_set_packed(blockbloom_options_t* o, unsigned char v) {
-  blockbloom_options_set_exact_size(o, v);
-}
 void blockbloom_options_set_fewer_false_positives(blockbloom_options_t* o,
                                                   unsigned char v) {
   o->rep.fewer_false_positives = v != 0;
@@ -233,9 +230,6 @@ blockbloom_shape_t blockbloom_filter_shape(const blockbloom_filter_t* f) {
 }
 int blockbloom_filter_kind(const blockbloom_filter_t* f) {
   return static_cast<int>(f->rep.kind());
-}
-int blockbloom_filter_layout(const blockbloom_filter_t* f) {
-  return blockbloom_filter_kind(f);
 }
 uint64_t blockbloom_filter_size_bytes(const blockbloom_filter_t* f) {
   return f->rep.bits().size();

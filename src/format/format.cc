@@ -285,9 +285,7 @@ absl::StatusOr<FilterInfo> InspectFilter(absl::Span<const uint8_t> bytes,
                                          const ReadOptions& options) {
   absl::StatusOr<Parsed> parsed = Parse(bytes, options);
   if (!parsed.ok()) return parsed.status();
-  FilterInfo info = parsed->info;
-  info.layout = info.kind;  // the deprecated name, for one release
-  return info;
+  return parsed->info;
 }
 
 absl::StatusOr<Filter> OpenFilter(absl::Span<const uint8_t> bytes,

@@ -56,20 +56,8 @@ double BloomEquivalentFpRate(double bits_per_key) {
 
 }  // namespace
 
-namespace {
-
-// The options with the deprecated `packed` folded into exact_size: the rest
-// of the policy reads exact_size only.
-FilterPolicy::Options Normalized(FilterPolicy::Options options) {
-  options.exact_size = options.exact_size || options.packed;
-  options.packed = options.exact_size;
-  return options;
-}
-
-}  // namespace
-
 FilterPolicy::FilterPolicy(const Options& options)
-    : options_(Normalized(options)),
+    : options_(options),
       cache_(ReadOptionsOf(options_), options_.probe_cache_bytes),
       in_place_tag_end_(options_.exact_size ? internal::kInPlaceTag + 16 : 0) {}
 

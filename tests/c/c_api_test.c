@@ -371,7 +371,7 @@ static void TestBuilderAndFilter(void) {
 
   CHECK(blockbloom_filter_seed(filter) == 42);
   CHECK(blockbloom_filter_num_keys(filter) == kKeys);
-  CHECK(blockbloom_filter_layout(filter) == blockbloom_layout_blocked);
+  CHECK(blockbloom_filter_kind(filter) == blockbloom_kind_blocked);
   shape = blockbloom_filter_shape(filter);
   CHECK(blockbloom_filter_size_bytes(filter) ==
         blockbloom_shape_size_bytes(&shape));
@@ -662,7 +662,7 @@ static void TestDamagedBytes(void) {
   filter = blockbloom_filter_open(bytes, len, read, &err);
   CHECK_OK(err);
   CHECK(filter != NULL && AllPresent(filter, 50));
-  CHECK(blockbloom_filter_layout(filter) == blockbloom_layout_standard);
+  CHECK(blockbloom_filter_kind(filter) == blockbloom_kind_standard);
   blockbloom_filter_destroy(filter);
 
   blockbloom_free(bytes);

@@ -75,7 +75,6 @@ class RoundTripTest(CliTestCase):
         self.assertEqual(info["format_version"], "6.0")
         self.assertEqual(info["encoding"], "ribbon")
         self.assertEqual(info["kind"], "ribbon")
-        self.assertEqual(info["layout"], "ribbon")
         self.assertIsNone(info["num_probes"])
         self.assertEqual(info["num_keys"], n)
         self.assertLessEqual(info["estimated_fp_rate"], 0.01)

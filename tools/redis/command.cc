@@ -1,5 +1,6 @@
-// blockbloom redis: shared filters in Redis (blockbloom/redis.h) from the
-// command line: push a filter file, pull one back, query, describe, delete.
+// blockbloom redis: shared filters in Redis (blockbloom/redis_client.h) from
+// the command line: push a filter file, pull one back, query, describe,
+// delete.
 //
 // Without hiredis at build time (no BLOCKBLOOM_HAVE_REDIS) the command is
 // still listed, so that scripts get a clear error instead of "unknown
