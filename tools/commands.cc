@@ -41,8 +41,10 @@ const std::vector<Command>& AllCommands() {
           "info",
           "[--json] FILTER|-",
           "Describe a filter file.",
-          "Prints the format version, encoding, layout, k (probes per key), "
-          "seed, blocks, lane bits, keys, compression, size on disk, fill "
+          "Prints the encoding version (the major.minor its trailer or "
+          "footer records, docs/FORMAT.md), encoding, kind, block geometry, "
+          "k (probes per key), seed, blocks, lane bits, keys, compression, "
+          "size on disk, fill "
           "ratio (the fraction of bits set), the estimated false-positive "
           "rate, and an estimate of the number of distinct keys from the "
           "fill ratio (for a filter of M bits and k probes, n = ln(1 - fill) "
@@ -50,9 +52,9 @@ const std::vector<Command>& AllCommands() {
           "stores no key count: the false-positive rate is then estimated "
           "from the estimated keys.\n\n"
           "--json prints one JSON object instead; its field names are "
-          "stable: file, format_version, major_version, minor_version, "
+          "stable: file, encoding_version, major_version, minor_version, "
           "encoding, kind (blocked or ribbon; a ribbon has no lanes, blocks or "
-          "probes: null), layout, lanes_per_block, lane_bits, block_bytes, "
+          "probes: null), lanes_per_block, lane_bits, block_bytes, "
           "num_probes, seed, num_blocks, num_keys (null if not stored), "
           "num_keys_known, compression, bits_bytes, payload_bytes, "
           "overhead_bytes, size_on_disk_bytes, bits_per_key, set_bits, "

@@ -216,7 +216,7 @@ absl::StatusOr<std::unique_ptr<FilterFile>> LoadFilterFile(
     return absl::UnimplementedError(absl::StrCat(
         file->path, ": ",
         info->encoding == Encoding::kAccurate ? "an accurate" : "an in-place",
-        " filter block (format version ", info->major_version,
+        " filter block (encoding version ", info->major_version,
         ", written by the LevelDB "
         "adapter); this command reads the compact and full encodings"));
   }

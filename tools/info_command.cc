@@ -92,7 +92,7 @@ std::string Json(const Report& r) {
   const FilterInfo& info = r.file->info;
   JsonObject json;
   json.Add("file", r.file->path);
-  json.Add("format_version",
+  json.Add("encoding_version",
            absl::StrCat(info.major_version, ".", info.minor_version));
   json.Add("major_version", info.major_version);
   json.Add("minor_version", info.minor_version);
@@ -157,7 +157,7 @@ std::string Text(const Report& r) {
     AppendInfoLine(&out, name, value);
   };
   line("file", r.file->path);
-  line("format version",
+  line("encoding version",
        absl::StrCat(info.major_version, ".", info.minor_version));
   const bool ribbon = info.kind == FilterKind::kRibbon;
   const char* compact = info.num_keys_known
@@ -168,7 +168,7 @@ std::string Text(const Report& r) {
                             : "full (footer with key count)");
   line("kind", KindName(info.kind));
   if (ribbon) {
-    line("layout", "ribbon: layers of 64-slot blocks (docs/FORMAT.md)");
+    line("block", "64 slots, in layers (docs/FORMAT.md)");
     line("seed", absl::StrFormat("%d (0x%016x)", info.seed, info.seed));
   } else {
     AppendShapeLines(&out, shape, info.seed);

@@ -16,10 +16,9 @@ void AppendInfoLine(std::string* out, std::string_view name,
 
 void AppendShapeLines(std::string* out, const FilterShape& shape,
                       uint64_t seed) {
-  AppendInfoLine(
-      out, "layout",
-      absl::StrFormat("split block: 16 lanes x %d bits per %d-byte block",
-                      shape.lane_bits, 2 * shape.lane_bits));
+  AppendInfoLine(out, "block",
+                 absl::StrFormat("16 lanes x %d bits (%d bytes)",
+                                 shape.lane_bits, 2 * shape.lane_bits));
   AppendInfoLine(out, "probes (k)", absl::StrCat(shape.num_probes));
   AppendInfoLine(out, "seed", absl::StrFormat("%d (0x%016x)", seed, seed));
   AppendInfoLine(out, "blocks", absl::StrCat(shape.num_blocks));

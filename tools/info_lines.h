@@ -15,7 +15,7 @@ namespace blockbloom::cli {
 void AppendInfoLine(std::string* out, std::string_view name,
                     std::string_view value);
 
-// Appends the layout, probes (k), seed and blocks lines of a filter.
+// Appends the block, probes (k), seed and blocks lines of a blocked filter.
 void AppendShapeLines(std::string* out, const FilterShape& shape,
                       uint64_t seed);
 

@@ -181,6 +181,11 @@ Filter OpenFilterOrMatchAll(absl::Span<const uint8_t> bytes,
 // (no allocation, no decompression; the checksum is verified if asked).
 struct FilterInfo {
   Encoding encoding = Encoding::kAuto;
+  // The encoding version, major.minor, that the block's tag, trailer or
+  // footer records (`blockbloom info`'s "encoding version"). It is not the
+  // format version of docs/FORMAT.md, which numbers the changes of all the
+  // encodings together: a full block with an origin (format version 4.1) is
+  // encoding version 1.1, an in-place block (format version 4) 1.0.
   int major_version = 0;
   int minor_version = 0;
   FilterKind kind = FilterKind::kBlocked;

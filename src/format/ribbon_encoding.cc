@@ -139,7 +139,7 @@ Parsed StartParsed(int major_version, int minor_version) {
   Parsed p;
   FilterInfo& info = p.info;
   info.encoding = Encoding::kRibbon;
-  info.major_version = major_version;  // the format version, as accurate's
+  info.major_version = major_version;  // the version that added the footer
   info.minor_version = minor_version;
   info.kind = FilterKind::kRibbon;
   info.shape = {1, 0, 0};  // no blocked shape (Filter::shape())

@@ -30,7 +30,7 @@ class RoundTripTest(CliTestCase):
         self.assertIn("estimated FPR:  0.9", out)
 
         info = self.info(self.path("f.bbf"))
-        self.assertEqual(info["format_version"], "1.0")
+        self.assertEqual(info["encoding_version"], "1.0")
         self.assertEqual(info["encoding"], "full")
         self.assertEqual(info["num_keys"], n)
         self.assertEqual(info["num_probes"], 6)
@@ -72,7 +72,7 @@ class RoundTripTest(CliTestCase):
         ribbon = self.build(keys, "r.bbf", ["--kind=ribbon", "--fp_rate=0.01"])
         blocked = self.build(keys, "b.bbf", ["--fp_rate=0.01"])
         info = self.info(ribbon)
-        self.assertEqual(info["format_version"], "6.0")
+        self.assertEqual(info["encoding_version"], "6.0")
         self.assertEqual(info["encoding"], "ribbon")
         self.assertEqual(info["kind"], "ribbon")
         self.assertIsNone(info["num_probes"])
@@ -108,7 +108,7 @@ class RoundTripTest(CliTestCase):
     def test_text_info_has_every_field(self):
         f = self.build(numbered(b"k", 3000))
         out = self.check_run(["info", f]).stdout.decode()
-        for label in ("format version:", "encoding:", "kind:", "layout:",
+        for label in ("encoding version:", "encoding:", "kind:", "block:",
                       "probes (k):", "seed:", "blocks:", "lane bits:",
                       "keys:", "compression:", "size on disk:",
                       "fill ratio:", "estimated FPR:",
