@@ -1,8 +1,9 @@
 // Absent-key lookups in LevelDB when a table-file read costs what a device
 // read costs: LevelDB's built-in Bloom filter, blockbloom's default
-// (in-place) filters and its accuracy mode (fewer_false_positives), side by
-// side in one process. Where the data is on disk, each false positive is a
-// read, and the accuracy mode's half as many false positives should show;
+// (in-place) filters and its accurate encoding (fewer_false_positives), side
+// by side in one process. Where the data is on disk, each false positive is
+// a read, and the accurate encoding's half as many false positives should
+// show;
 // this measures how much.
 //
 //   leveldb_disk_reads [--keys=1000000] [--value_size=100] [--bits=10]
@@ -132,7 +133,7 @@ void Load(Db* d, const std::string& dir, int keys, int value_size,
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "LevelDB absent lookups with a latency per table-file read: built-in "
-      "vs blockbloom's default and accuracy mode");
+      "vs blockbloom's default and accurate encoding");
   absl::ParseCommandLine(argc, argv);
   const int keys = std::max(1, absl::GetFlag(FLAGS_keys));
   const int value_size = std::max(1, absl::GetFlag(FLAGS_value_size));

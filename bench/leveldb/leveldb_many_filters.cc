@@ -18,7 +18,7 @@
 //
 // Each side's filters lie back to back in one buffer, as LevelDB lays out a
 // table's filter block (unaligned: a 46-byte filter straddles two cache
-// lines most of the time). --accurate measures the accuracy mode
+// lines most of the time). --accurate measures the accurate encoding
 // (fewer_false_positives) instead of the default; --present probes keys the
 // filters hold (every bit tested: no early exit).
 //
@@ -56,7 +56,7 @@ ABSL_FLAG(bool, present, false,
           "db_bench's readrandom at the level holding it) instead of absent "
           "ones");
 ABSL_FLAG(bool, accurate, false,
-          "blockbloom's accuracy mode (fewer_false_positives)");
+          "blockbloom's accurate encoding (fewer_false_positives)");
 
 namespace {
 

@@ -478,7 +478,7 @@ BLOCKBLOOM_C_EXPORT struct leveldb_filterpolicy_t*
 blockbloom_leveldb_filterpolicy_create(double bits_per_key);
 
 /* The same with a hash seed (readers need the same seed; a DB reopened
-   with another seed ignores the old filters) and the accuracy mode
+   with another seed ignores the old filters) and the accurate encoding
    (FilterPolicy::Options::fewer_false_positives). Errors (returns NULL):
    INVALID_ARGUMENT for options out of range; RESOURCE_EXHAUSTED if out of
    memory. */

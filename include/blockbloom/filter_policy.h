@@ -45,8 +45,8 @@ class FilterPolicy {
     double bits_per_key = 10;
     // Hash seed. Use the same one for the builder and reader of a DB.
     // Compact and full blocks store it, so they are read correctly with
-    // another seed; exact-size blocks do not (see `exact_size`): the accuracy
-    // mode mixes it into its CRC, so another seed reads as damage and fails
+    // another seed; exact-size blocks do not (see `exact_size`): the accurate
+    // encoding mixes it into its CRC, so another seed reads as damage and fails
     // open, and in-place blocks cannot tell (the LevelDB adapter names the seed
     // in its policy name instead).
     uint64_t seed = 0;

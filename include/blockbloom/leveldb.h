@@ -30,8 +30,8 @@
 // filters under "filter." + Name() and ignores those of another name. Name()
 // is "blockbloom.v1", except for a default-mode policy with a non-zero seed:
 // "blockbloom.v1.seed-<check of the seed>", so a DB reopened with another
-// seed ignores those filters instead of misreading them (the accuracy
-// mode's CRC covers the seed: another seed reads as damage and fails open).
+// seed ignores those filters instead of misreading them (the accurate
+// encoding's CRC covers the seed: another seed reads as damage and fails open).
 // A DB written with another policy (or none) is read correctly, with its old
 // filters ignored, and a DB written with this one can be reopened with any
 // other policy. Under the same name, either mode reads the other's filters
@@ -51,13 +51,13 @@ namespace blockbloom {
 // with leveldb::NewBloomFilterPolicy, and it must outlive every DB using it.
 // KeyMayMatch answers "no" for an empty filter (LevelDB's filter for a range
 // with no keys) and fails open: a filter it cannot read (of another format
-// version, or, in the accuracy mode, damaged or of another seed) answers
+// version, or, in the accurate encoding, damaged or of another seed) answers
 // "may match". A damaged default-mode filter is not detected here (see
 // above).
 const leveldb::FilterPolicy* NewLevelDBFilterPolicy(double bits_per_key);
 
 // The same with every option (seed, fewer_false_positives, checksum
-// verification and cache budget of the accuracy mode); InvalidArgument for
+// verification and cache budget of the accurate encoding); InvalidArgument for
 // invalid options. `exact_size` is always set.
 absl::StatusOr<std::unique_ptr<const leveldb::FilterPolicy>>
 NewLevelDBFilterPolicy(const FilterPolicy::Options& options);

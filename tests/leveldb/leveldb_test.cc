@@ -1,9 +1,9 @@
 // blockbloom inside a real LevelDB 1.23 (Debian's libleveldb): no false
 // negatives through the whole read path, absent keys rejected at the filter's
 // rate (file reads counted with an Env wrapper), reopening with other
-// policies, both modes (the default in-place filters and the accuracy mode,
-// fewer_false_positives), and filter blocks damaged on disk: caught by
-// LevelDB's checksum with paranoid_checks, by the accuracy mode's own
+// policies, both modes (the default in-place filters and the accurate
+// encoding, fewer_false_positives), and filter blocks damaged on disk: caught
+// by LevelDB's checksum with paranoid_checks, by the accurate encoding's own
 // CRC-16 without.
 #include "blockbloom/leveldb.h"
 
@@ -94,8 +94,9 @@ Counts Check(const std::string& path, const leveldb::FilterPolicy* policy,
   return c;
 }
 
-// The accuracy mode: fingerprint sets with a CRC-16 of their own.
-std::unique_ptr<const leveldb::FilterPolicy> AccuracyMode(int bits_per_key) {
+// The accurate encoding (fewer_false_positives): fingerprint sets with a
+// CRC-16 of their own.
+std::unique_ptr<const leveldb::FilterPolicy> Accurate(int bits_per_key) {
   FilterPolicy::Options options;
   options.bits_per_key = bits_per_key;
   options.fewer_false_positives = true;
@@ -178,28 +179,28 @@ TEST(LevelDBTest, AsSmallAndAsAccurateAsTheBuiltInFilter) {
   EXPECT_EQ(our_bits, their_bits);
   EXPECT_EQ(c.missing, 0);
   EXPECT_LT(c.absent_reads, b.absent_reads);
-  // The accuracy mode: the same size, about half the false positives
+  // The accurate encoding: the same size, about half the false positives
   // (0.4-0.5%).
   ScratchDir dir3("leveldb_size_accurate");
-  std::unique_ptr<const leveldb::FilterPolicy> accurate = AccuracyMode(10);
+  std::unique_ptr<const leveldb::FilterPolicy> accurate = Accurate(10);
   Fill(dir3.path(), accurate.get());
   const Counts a = Check(dir3.path(), accurate.get());
   const double accurate_bits =
       FilterBlockBitsPerKey(dir3.path(), accurate->Name());
-  std::printf("accuracy mode: %.2f bits/key, FPR %.3f%%\n", accurate_bits,
+  std::printf("accurate encoding: %.2f bits/key, FPR %.3f%%\n", accurate_bits,
               100.0 * a.absent_reads / kKeys);
   EXPECT_EQ(accurate_bits, their_bits);
   EXPECT_EQ(a.missing, 0);
   EXPECT_LT(a.absent_reads, b.absent_reads * 3 / 4);
 }
 
-// The accuracy mode's per-thread cache of verified filters
+// The accurate encoding's per-thread cache of verified filters
 // (src/policy/probe_cache.h) answers from
 // the copy it verified: a filter damaged on disk after it was first read,
 // and read again into the same memory, still gives right answers.
 TEST(LevelDBTest, DamageAfterTheFirstReadIsAnsweredFromTheVerifiedCopy) {
   ScratchDir dir("leveldb_damage_later");
-  std::unique_ptr<const leveldb::FilterPolicy> ours = AccuracyMode(10);
+  std::unique_ptr<const leveldb::FilterPolicy> ours = Accurate(10);
   Fill(dir.path(), ours.get());
   const Counts before = Check(dir.path(), ours.get());
   ASSERT_EQ(before.missing, 0);
@@ -277,11 +278,11 @@ TEST(LevelDBTest, DamagedFilterBlocksAreSkippedWithParanoidChecks) {
   EXPECT_GT(c.absent_reads, kKeys * 0.9);
 }
 
-// The accuracy mode without paranoid_checks: its own CRC-16 catches the
+// The accurate encoding without paranoid_checks: its own CRC-16 catches the
 // damage, and the filters fail open.
-TEST(LevelDBTest, AccuracyModeDetectsDamageItself) {
+TEST(LevelDBTest, AccurateEncodingDetectsDamageItself) {
   ScratchDir dir("leveldb_corrupt");
-  std::unique_ptr<const leveldb::FilterPolicy> ours = AccuracyMode(10);
+  std::unique_ptr<const leveldb::FilterPolicy> ours = Accurate(10);
   Fill(dir.path(), ours.get());
   DamageFilters(dir.path(), ours->Name());
   const Counts c = Check(dir.path(), ours.get());
@@ -310,7 +311,8 @@ TEST(LevelDBTest, WithoutParanoidChecksNeitherFilterIsChecked) {
 
 // A seeded default policy names its seed (in-place blocks cannot detect a
 // reader with another one): reopened with another seed, the old filters are
-// ignored, never misread. Seed 0 and the accuracy mode keep the one name.
+// ignored, never misread. Seed 0 and the accurate encoding keep the one
+// name.
 TEST(LevelDBTest, AnotherSeedIgnoresTheFiltersInsteadOfMisreadingThem) {
   FilterPolicy::Options seven, eight;
   seven.seed = 7;
@@ -323,7 +325,7 @@ TEST(LevelDBTest, AnotherSeedIgnoresTheFiltersInsteadOfMisreadingThem) {
   EXPECT_STRNE(a->Name(), "blockbloom.v1");
   seven.fewer_false_positives = true;
   EXPECT_STREQ((*NewLevelDBFilterPolicy(seven))->Name(), "blockbloom.v1");
-  EXPECT_STREQ(AccuracyMode(10)->Name(), "blockbloom.v1");
+  EXPECT_STREQ(Accurate(10)->Name(), "blockbloom.v1");
   ScratchDir dir("leveldb_seeds");
   Fill(dir.path(), a.get());
   const Counts same = Check(dir.path(), a.get());
@@ -338,7 +340,7 @@ TEST(LevelDBTest, AnotherSeedIgnoresTheFiltersInsteadOfMisreadingThem) {
 // Name() is the same, and each reads every encoding.
 TEST(LevelDBTest, EitherModeReadsTheOthersTables) {
   std::unique_ptr<const leveldb::FilterPolicy> fast(NewLevelDBFilterPolicy(10));
-  std::unique_ptr<const leveldb::FilterPolicy> accurate = AccuracyMode(10);
+  std::unique_ptr<const leveldb::FilterPolicy> accurate = Accurate(10);
   ScratchDir dir("leveldb_modes"), dir2("leveldb_modes2");
   Fill(dir.path(), fast.get());
   Fill(dir2.path(), accurate.get());

@@ -2,7 +2,7 @@
 // (src/policy/probe_cache.h): a block is verified once per thread, found again
 // by its content, answered from the copy that was verified, and bounded by its
 // budget; a damaged block is cached as "may match". The blocks here are of
-// the accurate encoding (the accuracy mode, fewer_false_positives): in-place
+// the accurate encoding (fewer_false_positives): in-place
 // blocks, the default, never go through the cache (tests/core/
 // in_place_test.cc, tests/format/format_test.cc).
 #include "src/policy/probe_cache.h"

@@ -1,5 +1,5 @@
-/* blockbloom's LevelDB policy for LevelDB's C API in its accuracy mode
-   (fewer_false_positives) as a drop-in for
+/* blockbloom's LevelDB policy for LevelDB's C API writing the accurate
+   encoding (fewer_false_positives) as a drop-in for
    leveldb_filterpolicy_create_bloom(N): swap_policy.cmake puts calls to
    this where db/c_test.c creates the built-in policy (run --mode=accurate).
    Plain C, as the test is. */

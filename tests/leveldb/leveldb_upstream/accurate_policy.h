@@ -1,4 +1,4 @@
-// blockbloom's LevelDB policy in its accuracy mode
+// blockbloom's LevelDB policy writing the accurate encoding
 // (FilterPolicy::Options::fewer_false_positives) as a drop-in for
 // leveldb::NewBloomFilterPolicy(N): swap_policy.cmake puts calls to this
 // where LevelDB's tests create the built-in policy (run --mode=accurate), and
@@ -25,7 +25,7 @@ inline const leveldb::FilterPolicy* NewAccurateLevelDBFilterPolicy(int bits) {
   absl::StatusOr<std::unique_ptr<const leveldb::FilterPolicy>> policy =
       blockbloom::NewLevelDBFilterPolicy(options);
   // Not a test outcome to carry on from: a test given no policy (or the
-  // default mode's) would pass without testing the accuracy mode.
+  // default mode's) would pass without testing the accurate encoding.
   if (!policy.ok()) {
     std::fprintf(stderr, "NewAccurateLevelDBFilterPolicy(%d): %s\n", bits,
                  std::string(policy.status().message()).c_str());

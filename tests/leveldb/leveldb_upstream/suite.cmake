@@ -10,7 +10,7 @@
 # ways (one target per variant):
 #   <test>_blockbloom  blockbloom::NewLevelDBFilterPolicy(10), and
 #                      bloom_test/db_test swapped as in the default mode
-#   <test>_accurate    the same in the accuracy mode (accurate_policy.h)
+#   <test>_accurate    the same with the accurate encoding (accurate_policy.h)
 #   <test>             LevelDB's NewBloomFilterPolicy(10), pristine sources
 #                      (a failure here is LevelDB's with any filter, not ours)
 #   <test>_none        nullptr: upstream's own behaviour

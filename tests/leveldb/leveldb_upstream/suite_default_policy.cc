@@ -8,7 +8,7 @@
 // forwards (same Name(), same bytes, same answers). blockbloom's two modes
 // share one Name(), so the report also names the mode and counts the
 // encodings the filters were written in (in-place for the default mode,
-// accurate for the accuracy mode): a run of one mode cannot pass as the
+// accurate with fewer_false_positives): a run of one mode cannot pass as the
 // other's.
 #include <atomic>
 #include <cstdio>
@@ -110,7 +110,7 @@ const FilterPolicy* Make() {
 #elif defined(LU_SUITE_POLICY_ACCURATE)
   const FilterPolicy* policy =
       leveldb_upstream::NewAccurateLevelDBFilterPolicy(10);
-  policy_mode = " (accuracy mode, fewer_false_positives)";
+  policy_mode = " (accurate encoding, fewer_false_positives)";
 #elif defined(LU_SUITE_POLICY_BUILTIN)
   const FilterPolicy* policy = NewBloomFilterPolicy(10);
 #elif defined(LU_SUITE_POLICY_NONE)

@@ -6,7 +6,7 @@
 # FUNCTION(N), and HEADER (which declares it) included first. FROM is
 # NewBloomFilterPolicy in the C++ tests, where FUNCTION is
 # blockbloom::NewLevelDBFilterPolicy from blockbloom/leveldb.h (default mode)
-# or the accuracy mode's wrapper from accurate_policy.h (--mode=accurate),
+# or the accurate encoding's wrapper from accurate_policy.h (--mode=accurate),
 # each returning a `const leveldb::FilterPolicy*` the caller deletes; and
 # leveldb_filterpolicy_create_bloom in the C API test (db/c_test.c), where
 # FUNCTION is blockbloom_leveldb_filterpolicy_create from blockbloom/c.h or
