@@ -5,7 +5,7 @@
 //   blockbloom info --json keys.bbf
 //   blockbloom query keys.bbf candidates.txt
 //   blockbloom bench --keys=1000000
-//   blockbloom redis push keys.bbf --url=redis://127.0.0.1:6379 --name=keys
+//   blockbloom redis publish keys.bbf --url=redis://127.0.0.1:6379 --name=keys
 //
 // This file parses the command line and dispatches; each command lives in
 // <name>_command.cc and is described by its row in commands.cc, from which

@@ -98,10 +98,11 @@ const std::vector<Command>& AllCommands() {
       },
       {
           "redis",
-          "push FILTER | pull -o FILTER [--seed=S] | query [--seed=S] "
+          "publish FILTER | download -o FILTER [--seed=S] | query [--seed=S] "
           "[KEYS|-] | info [--seed=S] | delete --name=NAME "
           "[--url=redis://HOST:PORT]",
-          "Share a filter through Redis: push, pull, query, info, delete.",
+          "Share a filter through Redis: publish, download, query, info, "
+          "delete.",
           "A shared filter lives in Redis (blockbloom/redis_client.h, "
           "docs/REDIS.md) so that many processes probe and add to one "
           "filter: a query reads one 64-byte block (GETRANGE), an add sets "
@@ -111,7 +112,7 @@ const std::vector<Command>& AllCommands() {
           "command lines) in --password_file or the environment variable "
           "BLOCKBLOOM_REDIS_PASSWORD. A --name with '{' or '}' is a usage "
           "error.\n\n"
-          "redis push FILTER [--shard_bytes=SIZE] [--expire=DURATION] "
+          "redis publish FILTER [--shard_bytes=SIZE] [--expire=DURATION] "
           "[--replace]: uploads a filter file as the shared filter NAME. The "
           "file needs 64-byte blocks (build small filters with "
           "--nocompact_small_filters). The shards go up first and the "
@@ -119,13 +120,14 @@ const std::vector<Command>& AllCommands() {
           "filter or the new one, never a mix. Redis stores only a "
           "fingerprint of the seed: the other subcommands need the filter's "
           "--seed. Until the filter is published its shards expire after 10 "
-          "minutes, so a killed push leaves nothing for long; Ctrl-C deletes "
-          "them at once. Every shard is checked after publishing: a server "
-          "that evicted some (maxmemory with an allkeys-* policy) fails the "
-          "push (exit 4) and the filter is removed; such a server is warned "
-          "about first (use maxmemory-policy noeviction).\n\n"
-          "redis pull -o FILTER [--seed=S]: downloads the shared filter into "
-          "a filter file (full encoding; the key count in its footer is "
+          "minutes, so a killed publish leaves nothing for long; Ctrl-C "
+          "deletes them at once. Every shard is checked after publishing: a "
+          "server that evicted some (maxmemory with an allkeys-* policy) "
+          "fails the publish (exit 4) and the filter is removed; such a "
+          "server is warned about first (use maxmemory-policy "
+          "noeviction).\n\n"
+          "redis download -o FILTER [--seed=S]: downloads the shared filter "
+          "into a filter file (full encoding; the key count in its footer is "
           "estimated from the bits), written as by build -o (a file "
           "atomically; a device or pipe into).\n\n"
           "redis query [--count] [--input_format=lines|lenprefixed] [--seed=S] "
@@ -142,7 +144,7 @@ const std::vector<Command>& AllCommands() {
           "bits_per_key, estimated_fp_rate.\n\n"
           "redis delete: removes the metadata and every shard (nothing to do "
           "if there is no such filter), and the orphaned shards of NAME "
-          "that no published filter uses (left by an interrupted push; "
+          "that no published filter uses (left by an interrupted publish; "
           "found with SCAN).\n\n"
           "Redis errors (connection refused, a timeout, no such filter, a "
           "wrong seed) exit with status 4.",

@@ -1,5 +1,5 @@
 // Reading a filter file for the commands that use one (info, query, redis
-// push), with bounded memory whatever the input:
+// publish), with bounded memory whatever the input:
 //   - a regular file is mapped, not read: only the pages the reader touches
 //     are read (the footer first), so a huge sparse file costs nothing and
 //     a real filter of any size is probed in place;

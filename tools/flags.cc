@@ -30,12 +30,12 @@ ABSL_FLAG(bool, compact_small_filters, true,
           "Filters of at most 1 KiB of bits get narrower lanes (one block, "
           "no rounding up to 64 bytes). --nocompact_small_filters keeps "
           "64-byte blocks of 32-bit lanes at every size, as a shared filter "
-          "in Redis needs (blockbloom redis push).");
+          "in Redis needs (blockbloom redis publish).");
 ABSL_FLAG(uint64_t, seed, 0,
           "Hash seed, stored in the filter file (Redis keeps only a "
-          "fingerprint: redis pull, query and info take the seed the filter "
-          "was built with). Use a secret random one where other people "
-          "choose the keys.");
+          "fingerprint: redis download, query and info take the seed the "
+          "filter was built with). Use a secret random one where other "
+          "people choose the keys.");
 ABSL_FLAG(std::string, compression, "none",
           "none or zstd. zstd implies the full encoding; a well-sized "
           "filter's bits are random and do not shrink, a sparse one's do.");
@@ -102,7 +102,7 @@ ABSL_FLAG(blockbloom::cli::ByteSize, max_memory,
           "where it is: the bits of a zstd filter once decompressed, a "
           "filter read from standard input, a pipe or a device (regular "
           "files are mapped, not read: their size does not count), a filter "
-          "pulled from Redis; and the longest key read (an input that is "
+          "downloaded from Redis; and the longest key read (an input that is "
           "not a list of keys, such as /dev/zero, stops there). A bigger "
           "filter or key is refused (exit 2) before it is allocated. Giving "
           "it also lifts the reader's cap on the compression ratio (1024x "

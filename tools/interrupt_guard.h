@@ -1,4 +1,4 @@
-// Lets a long operation stop cleanly on Ctrl-C: `blockbloom redis push`
+// Lets a long operation stop cleanly on Ctrl-C: `blockbloom redis publish`
 // hands flag() to the library as its cancel flag.
 #ifndef BLOCKBLOOM_TOOLS_INTERRUPT_GUARD_H_
 #define BLOCKBLOOM_TOOLS_INTERRUPT_GUARD_H_

@@ -1,4 +1,4 @@
-// Where `-o OUTPUT` goes (build, redis pull), decided before any input is
+// Where `-o OUTPUT` goes (build, redis download), decided before any input is
 // read, so that no kind of existing file is ever destroyed by mistake:
 //
 //   OUTPUT                   what happens

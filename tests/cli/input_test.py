@@ -117,9 +117,9 @@ def limited(data_bytes=None, address_bytes=None):
 
 
 class BoundedMemoryTest(CliTestCase):
-    """info and query (and redis push) bound the memory any input can make
-    them allocate: huge sparse files, /dev/zero, endless pipes, files that
-    grow, zstd bombs. Exit 2 with a message, never an abort (issue 18)."""
+    """info and query (and redis publish) bound the memory any input can
+    make them allocate: huge sparse files, /dev/zero, endless pipes, files
+    that grow, zstd bombs. Exit 2 with a message, never an abort (issue 18)."""
 
     def check_bounded(self, args, reason, stdin=None, **limits):
         data = stdin if isinstance(stdin, bytes) else None

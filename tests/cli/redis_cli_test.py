@@ -49,14 +49,15 @@ class RedisCliTestCase(cli_support.CliTestCase):
         return [int(line) for line in out.split()]
 
 
-class PushPullTest(RedisCliTestCase):
+class PublishDownloadTest(RedisCliTestCase):
 
-    def test_push_query_info_pull_delete(self):
+    def test_publish_query_info_download_delete(self):
         keys = numbered(b"user:", 20000)
         absent = numbered(b"visitor:", 20000)
         local = self.build(keys, "users.bbf", ["--seed=12345"])
         name = ["--name=users", self.url]
-        out = self.check_run(["redis", "push", local] + name).stdout.decode()
+        out = self.check_run(["redis", "publish", local] +
+                             name).stdout.decode()
         self.assertIn("as 'users'", out)
         self.assertIn("--seed=12345", out)  # the seed is not in Redis
         seed = ["--seed=12345"]
@@ -93,14 +94,14 @@ class PushPullTest(RedisCliTestCase):
                       "estimated FPR:"):
             self.assertIn(label, text)
 
-        # pull: a filter file that answers exactly like the original.
-        pulled = self.path("pulled.bbf")
-        self.check_run(["redis", "pull", "-o", pulled] + name + seed)
+        # download: a filter file that answers exactly like the original.
+        downloaded = self.path("downloaded.bbf")
+        self.check_run(["redis", "download", "-o", downloaded] + name + seed)
         for probe in (keys, absent):
-            self.assertEqual(self.redis_query(["query", pulled], probe),
+            self.assertEqual(self.redis_query(["query", downloaded], probe),
                              self.redis_query(["query", local], probe))
         self.assertEqual(json.loads(self.check_run(
-            ["info", "--json", pulled]).stdout)["seed"], 12345)
+            ["info", "--json", downloaded]).stdout)["seed"], 12345)
 
         # delete: gone, and deleting again is fine.
         self.check_run(["redis", "delete"] + name)
@@ -114,7 +115,7 @@ class PushPullTest(RedisCliTestCase):
         local = self.build(keys, "big.bbf")
         name = ["--name=big", self.url]
         # 62,528 bytes of bits in shards of 16 KiB: 4 shards.
-        self.check_run(["redis", "push", local, "--shard_bytes=16384",
+        self.check_run(["redis", "publish", local, "--shard_bytes=16384",
                         "--expire=1h"] + name)
         shared = json.loads(self.check_run(["redis", "info", "--json"] +
                                            name).stdout)
@@ -122,14 +123,14 @@ class PushPullTest(RedisCliTestCase):
         self.assertGreater(shared["ttl_seconds"], 3500)
         self.assertEqual(self.redis_query(["redis", "query"] + name, keys),
                          [1] * len(keys))
-        # A second push needs --replace; then the new filter answers.
+        # A second publish needs --replace; then the new filter answers.
         other = numbered(b"other", 1000)
         replacement = self.build(other, "other.bbf",
                                  ["--nocompact_small_filters"])
-        result = self.check_run(["redis", "push", replacement] + name,
+        result = self.check_run(["redis", "publish", replacement] + name,
                                 code=EXIT_REDIS)
         self.assertIn(b"--replace", result.stderr)
-        self.check_run(["redis", "push", replacement, "--replace"] + name)
+        self.check_run(["redis", "publish", replacement, "--replace"] + name)
         self.assertEqual(self.redis_query(["redis", "query"] + name, other),
                          [1] * len(other))
         shared = json.loads(self.check_run(["redis", "info", "--json"] +
@@ -137,66 +138,67 @@ class PushPullTest(RedisCliTestCase):
         self.assertEqual(shared["num_shards"], 1)
 
 
-    def test_pull_output_kinds(self):
+    def test_download_output_kinds(self):
         # -o as for build (tools/output_file.h): a device node is written
         # into, never replaced; a directory is refused before connecting; a
         # regular file keeps its mode.
         local = self.build(numbered(b"k", 5000), "f.bbf")
         name = ["--name=f", self.url]
-        self.check_run(["redis", "push", local] + name)
+        self.check_run(["redis", "publish", local] + name)
         try:
             null = self.path("null")
             os.mknod(null, stat.S_IFCHR | 0o666, os.makedev(1, 3))
         except PermissionError:
             null = None  # no privilege to make device nodes: FIFO only
         if null is not None:
-            out = self.check_run(["redis", "pull", "-o", null] + name).stdout
+            out = self.check_run(["redis", "download", "-o", null] +
+                                 name).stdout
             self.assertIn(b"bytes written to", out)
             self.assertTrue(stat.S_ISCHR(os.lstat(null).st_mode))
         os.mkdir(self.path("dir"))
         nowhere = "--url=redis://127.0.0.1:%d" % free_port()
-        result = self.check_run(["redis", "pull", "-o", self.path("dir"),
+        result = self.check_run(["redis", "download", "-o", self.path("dir"),
                                  "--name=f", nowhere], code=EXIT_WRITE_ERROR)
         self.assertIn(b"is a directory", result.stderr)
         self.assertEqual(os.listdir(self.path("dir")), [])
-        pulled = self.path("pulled.bbf")
-        self.check_run(["redis", "pull", "-o", pulled] + name)
-        os.chmod(pulled, 0o600)
-        self.check_run(["redis", "pull", "-o", pulled] + name)
-        self.assertEqual(stat.S_IMODE(os.stat(pulled).st_mode), 0o600)
+        downloaded = self.path("downloaded.bbf")
+        self.check_run(["redis", "download", "-o", downloaded] + name)
+        os.chmod(downloaded, 0o600)
+        self.check_run(["redis", "download", "-o", downloaded] + name)
+        self.assertEqual(stat.S_IMODE(os.stat(downloaded).st_mode), 0o600)
 
 
 class LifecycleTest(RedisCliTestCase):
-    """A push that is interrupted, or that a server evicts from, never leaves
-    keys behind for good, and never reports success (issue 18)."""
+    """A publish that is interrupted, or that a server evicts from, never
+    leaves keys behind for good, and never reports success (issue 18)."""
 
     def big_filter(self):
-        """A filter of 64 MiB of bits holding one key, and the push
+        """A filter of 64 MiB of bits holding one key, and the publish
         arguments that upload it in 256 shards."""
         one = self.write("one.txt", b"the only key\n")
         big = self.path("big.bbf")
         self.check_run(["build", "--quiet", "--bits_per_key=%d" % (64 << 23),
                         one, "-o", big])
-        return ["redis", "push", big, "--name=big", "--shard_bytes=262144",
+        return ["redis", "publish", big, "--name=big", "--shard_bytes=262144",
                 self.url + "?timeout=30000"]
 
-    def start_push_and_pause(self, args):
+    def start_publish_and_pause(self, args):
         """Starts `blockbloom ARGS` and pauses the server's writes as soon
-        as the first shards are there: the push is then midway."""
+        as the first shards are there: the publish is then midway."""
         proc = subprocess.Popen([cli_support.BLOCKBLOOM] + args,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 60
         while not self.server.keys(b"bb:{big}:*"):
             if proc.poll() is not None:
-                self.fail("the push ended before its shards showed: %r" %
+                self.fail("the publish ended before its shards showed: %r" %
                           (proc.communicate(),))
             self.assertLess(time.monotonic(), deadline)
         self.assertEqual(self.server.command(b"CLIENT", b"PAUSE", b"20000",
                                               b"WRITE"), b"+OK")
         return proc
 
-    def test_killed_push_leaves_only_expiring_shards(self):
-        proc = self.start_push_and_pause(self.big_filter())
+    def test_killed_publish_leaves_only_expiring_shards(self):
+        proc = self.start_publish_and_pause(self.big_filter())
         try:
             proc.kill()  # SIGKILL: no cleanup possible
             proc.communicate(timeout=60)
@@ -215,8 +217,8 @@ class LifecycleTest(RedisCliTestCase):
         self.assertIn(b"orphaned shard", out)
         self.assertEqual(self.server.keys(), [])
 
-    def test_interrupted_push_cleans_up(self):
-        proc = self.start_push_and_pause(self.big_filter())
+    def test_interrupted_publish_cleans_up(self):
+        proc = self.start_publish_and_pause(self.big_filter())
         try:
             proc.send_signal(signal.SIGINT)
         finally:
@@ -233,7 +235,7 @@ class LifecycleTest(RedisCliTestCase):
         for flags, low, high in (([], -1, -1),
                                  (["--expire=1h", "--replace"], 3500000,
                                   3600000)):
-            self.check_run(["redis", "push", local, "--name=f",
+            self.check_run(["redis", "publish", local, "--name=f",
                             "--shard_bytes=4096", self.url] + flags)
             keys = self.server.keys(b"bb:{f}*")
             self.assertGreater(len(keys), 5)
@@ -241,9 +243,9 @@ class LifecycleTest(RedisCliTestCase):
                 ttl = int(self.server.command(b"PTTL", key)[1:])
                 self.assertTrue(low <= ttl <= high, (key, ttl))
 
-    def test_evicted_shards_fail_the_push(self):
+    def test_evicted_shards_fail_the_publish(self):
         # A server that evicts any key when short of memory drops shards
-        # while the others go up: the push fails (exit 4), says why, and
+        # while the others go up: the publish fails (exit 4), says why, and
         # leaves nothing; the policy is warned about first.
         evicting = RedisServer(REDIS_SERVER, self.dir, extra_args=[
             "--maxmemory", "8mb", "--maxmemory-policy", "allkeys-random"])
@@ -252,7 +254,7 @@ class LifecycleTest(RedisCliTestCase):
         big = self.path("big.bbf")
         self.check_run(["build", "--quiet", "--compression=zstd",
                         "--bits_per_key=%d" % (32 << 23), one, "-o", big])
-        result = self.check_run(["redis", "push", big, "--name=big",
+        result = self.check_run(["redis", "publish", big, "--name=big",
                                  "--shard_bytes=1048576",
                                  "--url=" + evicting.url],
                                 code=EXIT_REDIS)
@@ -263,7 +265,7 @@ class LifecycleTest(RedisCliTestCase):
         self.assertEqual(result.stdout, b"")
         self.assertEqual(evicting.keys(b"bb:*"), [])
         # A server that never evicts gets no warning.
-        result = self.check_run(["redis", "push", big, "--name=big",
+        result = self.check_run(["redis", "publish", big, "--name=big",
                                  self.url])
         self.assertEqual(result.stderr, b"")
 
@@ -271,8 +273,8 @@ class LifecycleTest(RedisCliTestCase):
         local = self.build(numbered(b"k", 5000), "f.bbf")
         keys = self.path("f.bbf.keys")
         name = ["--name=f", self.url]
-        for args in (["redis", "push", local] + name,
-                     ["redis", "pull", "-o", self.path("p.bbf")] + name,
+        for args in (["redis", "publish", local] + name,
+                     ["redis", "download", "-o", self.path("p.bbf")] + name,
                      ["redis", "info"] + name,
                      ["redis", "query", keys] + name,
                      ["redis", "delete"] + name):
@@ -318,7 +320,7 @@ class PasswordTest(RedisCliTestCase):
     def test_from_the_environment(self):
         url = "--url=" + self.secure.url
         env = {"BLOCKBLOOM_REDIS_PASSWORD": self.PASSWORD}
-        self.run_env(["redis", "push", self.local, "--name=f", url], env)
+        self.run_env(["redis", "publish", self.local, "--name=f", url], env)
         self.run_env(["redis", "info", "--name=f", url], env)
         # Without it: refused by the server.
         self.run_env(["redis", "info", "--name=f", url], code=EXIT_REDIS)
@@ -332,16 +334,16 @@ class PasswordTest(RedisCliTestCase):
     def test_from_a_file(self):
         url = "--url=" + self.secure.url
         flag = self.password_file((self.PASSWORD + "\n").encode())
-        result = self.run_env(["redis", "push", self.local, "--name=f", url,
+        result = self.run_env(["redis", "publish", self.local, "--name=f", url,
                                flag])
         self.assertEqual(result.stderr, b"")
-        for sub in (["info"], ["pull", "-o", self.path("p.bbf")],
+        for sub in (["info"], ["download", "-o", self.path("p.bbf")],
                     ["delete"]):
             with self.subTest(sub=sub[0]):
                 self.run_env(["redis"] + sub + ["--name=f", url, flag])
         # Readable by others: works, with a warning.
         flag = self.password_file((self.PASSWORD + "\r\n").encode(), 0o644)
-        result = self.run_env(["redis", "push", self.local, "--name=f", url,
+        result = self.run_env(["redis", "publish", self.local, "--name=f", url,
                                flag])
         self.assertIn(b"chmod 600", result.stderr)
         # The file wins over the environment; both in URL and file: refused.
@@ -363,7 +365,7 @@ class PasswordTest(RedisCliTestCase):
             b"+@all"), b"+OK")
         url = "--url=redis://alice:@127.0.0.1:%d" % self.secure.port
         flag = self.password_file(b"alice-pw\n")
-        self.run_env(["redis", "push", self.local, "--name=f", url, flag])
+        self.run_env(["redis", "publish", self.local, "--name=f", url, flag])
         self.run_env(["redis", "info", "--name=f", url, flag])
 
 
@@ -393,7 +395,7 @@ class ErrorTest(RedisCliTestCase):
     def test_wrong_seed(self):
         local = self.build(numbered(b"k", 5000), "s.bbf", ["--seed=7"])
         name = ["--name=s", self.url]
-        self.check_run(["redis", "push", local] + name)
+        self.check_run(["redis", "publish", local] + name)
         result = self.check_run(["redis", "info"] + name, code=EXIT_REDIS)
         self.assertIn(b"seed", result.stderr)
         self.check_run(["redis", "info", "--seed=7"] + name)
@@ -401,11 +403,11 @@ class ErrorTest(RedisCliTestCase):
     def test_compact_filter_is_refused_with_the_fix(self):
         keys = numbered(b"k", 10)
         compact = self.build(keys, "compact.bbf")
-        result = self.check_run(["redis", "push", compact, "--name=c",
+        result = self.check_run(["redis", "publish", compact, "--name=c",
                                  self.url], code=EXIT_BAD_INPUT)
         self.assertIn(b"--nocompact_small_filters", result.stderr)
         blocks = self.build(keys, "blocks.bbf", ["--nocompact_small_filters"])
-        self.check_run(["redis", "push", blocks, "--name=c", self.url])
+        self.check_run(["redis", "publish", blocks, "--name=c", self.url])
         self.assertEqual(
             self.redis_query(["redis", "query", "--name=c", self.url], keys),
             [1] * len(keys))
@@ -413,11 +415,11 @@ class ErrorTest(RedisCliTestCase):
     def test_usage_errors(self):
         local = self.build(numbered(b"k", 5000), "f.bbf")
         for args in (["redis"], ["redis", "frob", "--name=a"],
-                     ["redis", "push", "--name=a"],
-                     ["redis", "push", local, local, "--name=a"],
-                     ["redis", "pull", "--name=a"],
-                     ["redis", "pull", "--name=a", "-o", "-"],
-                     ["redis", "pull", "--name=a", "--json", "-o", "x"],
+                     ["redis", "publish", "--name=a"],
+                     ["redis", "publish", local, local, "--name=a"],
+                     ["redis", "download", "--name=a"],
+                     ["redis", "download", "--name=a", "-o", "-"],
+                     ["redis", "download", "--name=a", "--json", "-o", "x"],
                      ["redis", "info", "--name=a", "--replace"],
                      ["redis", "delete", "--name=a", "--seed=3"],
                      ["redis", "info", "--name=a", "--url=http://x"],
@@ -431,7 +433,7 @@ class ErrorTest(RedisCliTestCase):
     def test_bad_flags_are_refused_before_connecting(self):
         local = self.build(numbered(b"k", 5000), "f.bbf")
         nowhere = "--url=redis://127.0.0.1:%d" % free_port()
-        result = self.check_run(["redis", "push", local, "--name=a",
+        result = self.check_run(["redis", "publish", local, "--name=a",
                                  "--shard_bytes=10", nowhere],
                                 code=EXIT_USAGE)
         self.assertIn(b"--shard_bytes must be in", result.stderr)
@@ -442,10 +444,10 @@ class ErrorTest(RedisCliTestCase):
         self.assertNotIn(b"hunter2", result.stderr)
         self.assertIn(b"alice:***@h", result.stderr)
 
-    def test_push_of_a_filter_without_a_key_count(self):
+    def test_publish_of_a_filter_without_a_key_count(self):
         local = self.build(numbered(b"k", 10), "c.bbf",
                            ["--encoding=compact", "--nocompact_small_filters"])
-        out = self.check_run(["redis", "push", local, "--name=c",
+        out = self.check_run(["redis", "publish", local, "--name=c",
                               self.url]).stdout
         self.assertIn(b"key count not stored", out)
 
@@ -454,7 +456,8 @@ class ErrorTest(RedisCliTestCase):
         nowhere = "--url=redis://127.0.0.1:%d" % free_port()
         local = self.build(numbered(b"k", 5000), "f.bbf")
         for name in ("a}b{c", "{x}", "x" * 1001):
-            for sub in (["push", local], ["pull", "-o", self.path("p.bbf")],
+            for sub in (["publish", local],
+                        ["download", "-o", self.path("p.bbf")],
                         ["query"], ["info"], ["delete"]):
                 with self.subTest(name=name[:10], sub=sub[0]):
                     result = self.check_run(["redis"] + sub +
@@ -465,8 +468,8 @@ class ErrorTest(RedisCliTestCase):
 
     def test_help(self):
         text = self.check_run(["help", "redis"]).stdout.decode()
-        for word in ("redis push", "redis pull", "redis query", "redis info",
-                     "redis delete", "--url", "--name", "--shard_bytes",
+        for word in ("redis publish", "redis download", "redis query",
+                     "redis info", "redis delete", "--url", "--name", "--shard_bytes",
                      "--expire", "--replace", "Exit codes", "  4  ",
                      "--password_file", "BLOCKBLOOM_REDIS_PASSWORD",
                      "orphaned", "noeviction"):

@@ -1,5 +1,5 @@
 // blockbloom redis: shared filters in Redis (blockbloom/redis_client.h) from
-// the command line: push a filter file, pull one back, query, describe,
+// the command line: publish a filter file, download one, query, describe,
 // delete.
 //
 // Without hiredis at build time (no BLOCKBLOOM_HAVE_REDIS) the command is
@@ -7,8 +7,8 @@
 // command".
 //
 // This file checks the command line and dispatches; the subcommands are in
-// redis_push.cc, redis_pull.cc, redis_query.cc, redis_info.cc and
-// redis_delete.cc (tools/redis/subcommands.h).
+// publish.cc, download.cc, query.cc, info.cc and delete.cc
+// (tools/redis/subcommands.h).
 #include "tools/redis/command.h"
 
 #include <string>
@@ -39,10 +39,10 @@ struct Subcommand {
 
 const std::vector<Subcommand>& Subcommands() {
   static const auto* subcommands = new std::vector<Subcommand>{
-      {"push",
+      {"publish",
        {"url", "password_file", "name", "shard_bytes", "expire", "replace",
         "max_memory"}},
-      {"pull", {"url", "password_file", "name", "seed", "o", "max_memory"}},
+      {"download", {"url", "password_file", "name", "seed", "o", "max_memory"}},
       {"query",
        {"url", "password_file", "name", "seed", "count", "input_format",
         "max_memory"}},
@@ -56,19 +56,20 @@ const std::vector<Subcommand>& Subcommands() {
 // another, no --name. Returns kExitOk if the command line is fine.
 int CheckCommandLine(const std::vector<std::string>& args) {
   if (args.empty()) {
-    return UsageError(kCommand,
-                      "expected a subcommand: push, pull, query, info or "
-                      "delete");
+    return UsageError(
+        kCommand,
+        "expected a subcommand: publish, download, query, info or "
+        "delete");
   }
   const Subcommand* sub = nullptr;
   for (const Subcommand& s : Subcommands()) {
     if (s.name == args[0]) sub = &s;
   }
   if (sub == nullptr) {
-    return UsageError(kCommand,
-                      absl::StrCat("unknown subcommand '", args[0],
-                                   "'; expected push, pull, query, info or "
-                                   "delete"));
+    return UsageError(
+        kCommand, absl::StrCat("unknown subcommand '", args[0],
+                               "'; expected publish, download, query, info or "
+                               "delete"));
   }
   for (const Subcommand& other : Subcommands()) {
     for (std::string_view flag : other.flags) {
@@ -104,8 +105,8 @@ int RunRedis(const std::vector<std::string>& args) {
   if (int code = CheckCommandLine(args); code != kExitOk) return code;
 #ifdef BLOCKBLOOM_HAVE_REDIS
   const std::string& sub = args[0];
-  if (sub == "push") return redis_cli::Push(args);
-  if (sub == "pull") return redis_cli::Pull(args);
+  if (sub == "publish") return redis_cli::Publish(args);
+  if (sub == "download") return redis_cli::Download(args);
   if (sub == "query") return redis_cli::Query(args);
   if (sub == "info") return redis_cli::Info(args);
   return redis_cli::Delete(args);

@@ -66,7 +66,7 @@ int RedisError(const Connected& c, const absl::Status& status) {
   std::string message = absl::StrCat(c.where, ": ", status.message());
   if (absl::IsFailedPrecondition(status) &&
       absl::StrContains(status.message(), "seed") && !FlagGiven("seed")) {
-    // The usual cause: a filter pushed with a seed, opened without one.
+    // The usual cause: a filter published with a seed, opened without one.
     absl::StrAppend(&message,
                     " (a filter built with --seed=S is opened with the same "
                     "--seed=S)");

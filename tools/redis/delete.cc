@@ -1,5 +1,5 @@
 // blockbloom redis delete: a shared filter and the orphaned shards of
-// interrupted pushes under its name.
+// interrupted publishes under its name.
 #ifdef BLOCKBLOOM_HAVE_REDIS
 
 #include <cstdint>
@@ -23,7 +23,7 @@ int Delete(const std::vector<std::string>& args) {
       !s.ok()) {
     return RedisError(c, s);
   }
-  // And what interrupted pushes left behind under the name.
+  // And what interrupted publishes left behind under the name.
   absl::StatusOr<uint64_t> orphans =
       redis::SharedFilter::DeleteOrphans(c.connection.get(), name);
   if (!orphans.ok()) return RedisError(c, orphans.status());
@@ -32,7 +32,7 @@ int Delete(const std::vector<std::string>& args) {
       Quoted(name), c.where,
       *orphans == 0 ? ""
                     : absl::StrFormat("; also %d orphaned shard%s of "
-                                      "interrupted pushes",
+                                      "interrupted publishes",
                                       *orphans, *orphans == 1 ? "" : "s")));
   return FinishOutput(kCommand, stdout,
                       "the filter was deleted; only this report was lost");

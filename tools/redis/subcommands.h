@@ -1,9 +1,8 @@
 // The pieces of `blockbloom redis` (tools/redis/command.cc checks the
 // command line and dispatches): the connection to --url and the messages of
-// its failures (redis_connection.cc), and one function per subcommand, each
-// in its own file (redis_push.cc, redis_pull.cc, redis_query.cc,
-// redis_info.cc, redis_delete.cc). Only with Redis support
-// (BLOCKBLOOM_HAVE_REDIS).
+// its failures (connection.cc), and one function per subcommand, each in its
+// own file (publish.cc, download.cc, query.cc, info.cc, delete.cc). Only with
+// Redis support (BLOCKBLOOM_HAVE_REDIS).
 #ifndef BLOCKBLOOM_TOOLS_REDIS_SUBCOMMANDS_H_
 #define BLOCKBLOOM_TOOLS_REDIS_SUBCOMMANDS_H_
 
@@ -41,8 +40,8 @@ std::string Quoted(std::string_view name);
 
 // The subcommands, on the arguments after `redis` (args[0] is the
 // subcommand's name); each returns the exit code.
-int Push(const std::vector<std::string>& args);
-int Pull(const std::vector<std::string>& args);
+int Publish(const std::vector<std::string>& args);
+int Download(const std::vector<std::string>& args);
 int Query(const std::vector<std::string>& args);
 int Info(const std::vector<std::string>& args);
 int Delete(const std::vector<std::string>& args);

@@ -1,4 +1,4 @@
-// blockbloom redis push: a filter file into Redis as a shared filter.
+// blockbloom redis publish: a filter file into Redis as a shared filter.
 #ifdef BLOCKBLOOM_HAVE_REDIS
 
 #include <cstdint>
@@ -23,7 +23,7 @@ namespace {
 
 // A server that evicts keys under memory pressure can drop a filter's
 // shards at any time (queries then fail open with DataLoss): say so before
-// pushing. volatile-* policies evict only keys with a TTL (--expire).
+// publishing. volatile-* policies evict only keys with a TTL (--expire).
 void WarnIfTheServerEvicts(const Connected& c, bool expires) {
   absl::StatusOr<std::string> policy = c.connection->EvictionPolicy();
   if (!policy.ok()) return;  // CONFIG not allowed: cannot tell
@@ -50,9 +50,9 @@ constexpr uint64_t kMaxShardBytes = (uint64_t{512} << 20) - 8;
 
 }  // namespace
 
-int Push(const std::vector<std::string>& args) {
+int Publish(const std::vector<std::string>& args) {
   if (args.size() != 2) {
-    return UsageError(kCommand, absl::StrCat("redis push expects one FILTER "
+    return UsageError(kCommand, absl::StrCat("redis publish expects one FILTER "
                                              "file, got ",
                                              args.size() - 1, " arguments"));
   }
@@ -101,7 +101,7 @@ int Push(const std::vector<std::string>& args) {
   if (!shared.ok()) {
     if (absl::IsCancelled(shared.status()) && interrupt.signal() != 0) {
       Fail(kCommand, kExitRedis,
-           absl::StrCat("interrupted: nothing was pushed to ", c.where,
+           absl::StrCat("interrupted: nothing was published to ", c.where,
                         " (the shards written so far were deleted)"));
       interrupt.Reraise();  // end as the signal would have
     }
@@ -120,7 +120,7 @@ int Push(const std::vector<std::string>& args) {
                                ? absl::StrCat(info.num_keys, " keys")
                                : std::string("key count not stored");
   Print(absl::StrFormat(
-      "pushed %s to %s as %s: %d bytes of bits in %d shard%s, k = %d, %s, "
+      "published %s to %s as %s: %d bytes of bits in %d shard%s, k = %d, %s, "
       "%.2f s\n",
       args[1], c.where, Quoted(name), filter.shape().size_bytes(),
       shared->num_shards(), shared->num_shards() == 1 ? "" : "s",
@@ -128,11 +128,11 @@ int Push(const std::vector<std::string>& args) {
   if (filter.seed() != 0) {
     // Redis keeps only a fingerprint of the seed.
     Print(absl::StrFormat(
-        "its seed is %d: give --seed=%d to pull, query and info\n",
+        "its seed is %d: give --seed=%d to download, query and info\n",
         filter.seed(), filter.seed()));
   }
   return FinishOutput(kCommand, stdout,
-                      "the filter was pushed; only this report was lost");
+                      "the filter was published; only this report was lost");
 }
 
 }  // namespace blockbloom::cli::redis_cli

@@ -1,4 +1,4 @@
-// blockbloom redis pull: a shared filter back into a filter file.
+// blockbloom redis download: a shared filter back into a filter file.
 #ifdef BLOCKBLOOM_HAVE_REDIS
 
 #include <cstdint>
@@ -15,10 +15,10 @@
 
 namespace blockbloom::cli::redis_cli {
 
-int Pull(const std::vector<std::string>& args) {
+int Download(const std::vector<std::string>& args) {
   if (args.size() != 1) {
     return UsageError(kCommand,
-                      "redis pull takes no arguments: -o FILTER "
+                      "redis download takes no arguments: -o FILTER "
                       "names the file to write");
   }
   const std::string output = absl::GetFlag(FLAGS_o);
@@ -41,7 +41,7 @@ int Pull(const std::vector<std::string>& args) {
         kCommand, kExitBadInput,
         absl::StrFormat("%s: shared filter %s holds %d bytes of bits, "
                         "over --max_memory=%s; give --max_memory=%s "
-                        "(or more) to pull it",
+                        "(or more) to download it",
                         c.where, Quoted(shared->name()), bits_bytes,
                         SizeForFlag(max_memory), SizeForFlag(bits_bytes)));
   }
@@ -52,7 +52,7 @@ int Pull(const std::vector<std::string>& args) {
     std::fprintf(stderr, "nothing written to %s\n", output.c_str());
     return kExitWriteError;
   }
-  Print(absl::StrFormat("pulled %s from %s: %d bytes written to %s\n",
+  Print(absl::StrFormat("downloaded %s from %s: %d bytes written to %s\n",
                         Quoted(shared->name()), c.where, block->size(),
                         output));
   return FinishOutput(kCommand, stdout,
