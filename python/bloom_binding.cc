@@ -262,9 +262,9 @@ to_filter() and an immutable Filter.)doc")
       .def("approximate_element_count", &BloomFilter::ApproximateCount,
            "Distinct keys put, estimated from the set bits (Guava's "
            "approximateElementCount).")
-      .def("expected_fpp", &BloomFilter::ExpectedFpRate,
-           "The false-positive probability from the current bits (Guava's "
-           "expectedFpp).")
+      .def("estimated_fpr", &BloomFilter::EstimatedFpRate,
+           "The estimated false-positive rate from the current bits "
+           "(Guava's expectedFpp). Reads every block.")
       .def("clear", &BloomFilter::Clear, "Removes every key.")
       .def_property_readonly("num_insertions", &BloomFilter::num_insertions,
                              "put calls that returned True.")

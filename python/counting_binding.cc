@@ -87,8 +87,8 @@ a false positive can make added keys answer False. Holds the GIL.)doc")
           "An upper bound on how many times key is present (capped at 15).")
       .def("approximate_element_count", &CountingFilter::ApproximateCount,
            "Distinct keys present, estimated from the counters.")
-      .def("expected_fpp", &CountingFilter::ExpectedFpRate,
-           "The false-positive probability from the current counters.")
+      .def("estimated_fpr", &CountingFilter::EstimatedFpRate,
+           "The estimated false-positive rate from the current counters.")
       .def("saturated_counters", &CountingFilter::SaturatedCounters,
            "Counters stuck at 15.")
       .def("clear", &CountingFilter::Clear, "Removes everything.")

@@ -286,7 +286,8 @@ many threads at once; batch queries release the GIL.)doc")
       .def_property_readonly(
           "estimated_fpr",
           [](const PyFilter& self) { return self.filter().EstimatedFpRate(); },
-          "Expected false-positive rate for num_keys keys in this shape.")
+          "The estimated false-positive rate for num_keys keys in this "
+          "shape.")
       .def("__repr__", [](const PyFilter& self) {
         const Filter& f = self.filter();
         return "<blockbloom.Filter num_keys=" + std::to_string(f.num_keys()) +

@@ -95,8 +95,9 @@ whole chain's false-positive rate under fpp. Holds the GIL.)doc")
             return self.MayContain(KeyBytes(key));
           },
           py::arg("key"), "`key in filter`: might_contain(key).")
-      .def("expected_fpp", &ScalableFilter::ExpectedFpRate,
-           "The chain's false-positive probability from the current bits.")
+      .def("estimated_fpr", &ScalableFilter::EstimatedFpRate,
+           "The chain's estimated false-positive rate from the current "
+           "bits.")
       .def("clear", &ScalableFilter::Clear,
            "Drops every layer but the first, and clears it.")
       .def_property_readonly("num_insertions", &ScalableFilter::num_insertions,

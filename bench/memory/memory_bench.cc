@@ -178,12 +178,12 @@ void BM_ApproximateCount(benchmark::State& state) {
 }
 BENCHMARK(BM_ApproximateCount)->Apply(Sizes);
 
-void BM_ExpectedFpRate(benchmark::State& state) {
+void BM_EstimatedFpRate(benchmark::State& state) {
   BloomFilter f = Filled(state.range(0), false);
-  for (auto _ : state) benchmark::DoNotOptimize(f.ExpectedFpRate());
+  for (auto _ : state) benchmark::DoNotOptimize(f.EstimatedFpRate());
   state.SetBytesProcessed(state.iterations() * state.range(0));
 }
-BENCHMARK(BM_ExpectedFpRate)->Apply(Sizes);
+BENCHMARK(BM_EstimatedFpRate)->Apply(Sizes);
 
 // A counting filter for bytes / 5 keys at 1%, holding that many.
 CountingFilter FilledCounting(int64_t bytes) {

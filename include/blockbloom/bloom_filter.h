@@ -9,7 +9,7 @@
 //   if (seen->Add(url)) { /* new (certainly): crawl it */ }
 //   if (!seen->MayContain(other)) { /* certainly never added */ }
 //   uint64_t about = seen->ApproximateCount();   // distinct URLs, from bits
-//   double fpp = seen->ExpectedFpRate();          // from the current fill
+//   double fpp = seen->EstimatedFpRate();       // from the current fill
 //
 // The bits are laid out exactly as an immutable blockbloom::Filter's (same
 // hash, blocks, lanes and bits; src/core/layout.h), so a BloomFilter serializes
@@ -18,7 +18,7 @@
 //
 // Answers: MayContain(key) is true for every key added (no false negatives)
 // and false for a key never added except with the probability
-// ExpectedFpRate(). Add(key) returns whether the filter changed, i.e. whether
+// EstimatedFpRate(). Add(key) returns whether the filter changed, i.e. whether
 // MayContain(key) was false before: true means certainly new, false means
 // "probably added before" (or a false positive), as Guava's `put`.
 //
@@ -69,7 +69,7 @@ struct BloomFilterOptions {
   //
   // true: lock-free concurrent mode. Any number of threads may call Add,
   // AddHash, AddBatch, AddHashBatch, MayContain*, Merge (into this filter),
-  // ApproximateCount, ExpectedFpRate, num_insertions, AppendTo and Serialize
+  // ApproximateCount, EstimatedFpRate, num_insertions, AppendTo and Serialize
   // at once. Every access to the bits is a std::atomic_ref<uint32_t>
   // operation on the 32-bit word holding the bit, with
   // std::memory_order_relaxed: an insert loads the key's k words and
@@ -197,9 +197,9 @@ class BloomFilter {
   // sigma of the rate of absent keys at 25% to 300% of capacity. It reads every
   // block and averages a product over the 240 lane sets for each, so it is
   // much slower than ApproximateCount() (docs/BENCHMARKS.md, "In-memory
-  // filters"). For a cheap model figure use
-  // EstimatedFpRate(shape(), ApproximateCount()).
-  double ExpectedFpRate() const;
+  // filters"). For a cheap model figure use the free function
+  // blockbloom::EstimatedFpRate(shape(), ApproximateCount()) (sizing.h).
+  double EstimatedFpRate() const;
 
   // The number of distinct keys added, estimated from the number of set bits
   // (Guava's approximateElementCount; RedisBloom has only the exact add
@@ -227,7 +227,7 @@ class BloomFilter {
   // Union: afterwards this filter contains every key of either (Guava's
   // putAll). Intersection: at most the keys of both (bitwise AND, so a key in
   // both always stays; a key in only one may stay as a false positive, and
-  // ExpectedFpRate() tells how likely). CheckCompatible's error if the
+  // EstimatedFpRate() tells how likely). CheckCompatible's error if the
   // filters do not match; nothing is changed then. Merging or intersecting a
   // filter with itself changes nothing.
   absl::Status Merge(const BloomFilter& other);

@@ -436,7 +436,7 @@ BLOCKBLOOM_C_EXPORT uint64_t
 blockbloom_bloomfilter_approximate_count(const blockbloom_bloomfilter_t*);
 BLOCKBLOOM_C_EXPORT uint64_t
 blockbloom_bloomfilter_num_insertions(const blockbloom_bloomfilter_t*);
-BLOCKBLOOM_C_EXPORT double blockbloom_bloomfilter_expected_fp_rate(
+BLOCKBLOOM_C_EXPORT double blockbloom_bloomfilter_estimated_fp_rate(
     const blockbloom_bloomfilter_t*);
 BLOCKBLOOM_C_EXPORT uint64_t
 blockbloom_bloomfilter_seed(const blockbloom_bloomfilter_t*);

@@ -124,9 +124,9 @@ class CountingFilter {
   // (BloomFilter::ApproximateCount's estimator with w = 8).
   uint64_t ApproximateCount() const;
   // The false-positive rate from the current counters (the exact rate given
-  // which positions are non-zero; BloomFilter::ExpectedFpRate). Reads every
+  // which positions are non-zero; BloomFilter::EstimatedFpRate). Reads every
   // block.
-  double ExpectedFpRate() const;
+  double EstimatedFpRate() const;
   // Counters stuck at kMaxCount. Reads every block.
   uint64_t SaturatedCounters() const;
 

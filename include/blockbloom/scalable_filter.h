@@ -124,8 +124,8 @@ class ScalableFilter {
   uint64_t seed() const { return *options_.seed; }
 
   // The chain's false-positive rate from the current bits:
-  // 1 - prod_i (1 - layer(i).ExpectedFpRate()). Reads every block.
-  double ExpectedFpRate() const;
+  // 1 - prod_i (1 - layer(i).EstimatedFpRate()). Reads every block.
+  double EstimatedFpRate() const;
 
   // Serializes the chain: a header, each layer as a full-encoding filter
   // block (write_options.compression applies; the encoding is always full,

@@ -87,9 +87,9 @@ uint64_t blockbloom_bloomfilter_num_insertions(
     const blockbloom_bloomfilter_t* f) {
   return f->rep.num_insertions();
 }
-double blockbloom_bloomfilter_expected_fp_rate(
+double blockbloom_bloomfilter_estimated_fp_rate(
     const blockbloom_bloomfilter_t* f) {
-  return f->rep.ExpectedFpRate();
+  return f->rep.EstimatedFpRate();
 }
 uint64_t blockbloom_bloomfilter_seed(const blockbloom_bloomfilter_t* f) {
   return f->rep.seed();

@@ -130,7 +130,7 @@ double Filter::EstimatedFpRate() const {
       return internal::StandardFpRate(num_keys_, ref_.num_bits,
                                       shape_.num_probes);
     case FilterKind::kRibbon:
-      return ref_.ribbon->expected_fp_rate;
+      return ref_.ribbon->estimated_fp_rate;
   }
   return blockbloom::EstimatedFpRate(shape_, num_keys_).value_or(1.0);
 }

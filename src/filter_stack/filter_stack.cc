@@ -219,11 +219,12 @@ uint64_t FilterStack::items() const {
   return total;
 }
 
-double FilterStack::ExpectedFpRate() const {
+double FilterStack::EstimatedFpRate() const {
   double pass = 1;
   for (const Layer& layer : layers_) {
     if (layer.count() == 0) continue;
-    absl::StatusOr<double> rate = EstimatedFpRate(layer.shape(), layer.count());
+    absl::StatusOr<double> rate =
+        blockbloom::EstimatedFpRate(layer.shape(), layer.count());
     pass *= 1 - (rate.ok() ? std::clamp(*rate, 0.0, 1.0) : 1.0);
   }
   return 1 - pass;

@@ -123,7 +123,7 @@ class FilterStack {
   uint64_t items() const;
   // The expected false-positive rate of the stack as filled now: 1 - the
   // product over layers of (1 - the layer's exact rate for its count).
-  double ExpectedFpRate() const;
+  double EstimatedFpRate() const;
   // Sum of the layers' capacities.
   uint64_t capacity() const;
   // Bytes of bits reserved by all layers, and bytes actually allocated.

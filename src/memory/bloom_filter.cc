@@ -405,7 +405,7 @@ uint64_t BloomFilter::ApproximateCount() const {
   return static_cast<uint64_t>(std::llround(n));
 }
 
-double BloomFilter::ExpectedFpRate() const {
+double BloomFilter::EstimatedFpRate() const {
   internal::FpRateAccumulator rate(shape_.num_probes, shape_.lane_bits);
   ForEachBlockFill([&](const uint16_t* fill) { rate.AddBlock(fill); });
   return rate.Result();

@@ -199,7 +199,7 @@ uint64_t CountingFilter::ApproximateCount() const {
       set, shape_.num_blocks * kPositionsPerBlock, shape_.num_probes)));
 }
 
-double CountingFilter::ExpectedFpRate() const {
+double CountingFilter::EstimatedFpRate() const {
   internal::FpRateAccumulator rate(shape_.num_probes, kLaneBits);
   ForEachBlockCounts(
       [&](uint64_t, const uint16_t* nonzero) { rate.AddBlock(nonzero); });

@@ -197,10 +197,10 @@ uint64_t ScalableFilter::capacity() const {
 
 uint64_t ScalableFilter::size_bytes() const { return size_bytes_; }
 
-double ScalableFilter::ExpectedFpRate() const {
+double ScalableFilter::EstimatedFpRate() const {
   double pass_none = 1;
   for (const BloomFilter& layer : layers_) {
-    pass_none *= 1 - layer.ExpectedFpRate();
+    pass_none *= 1 - layer.EstimatedFpRate();
   }
   return 1 - pass_none;
 }

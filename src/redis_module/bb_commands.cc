@@ -396,7 +396,7 @@ int BbInfo(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   // The asked rate (a bound at every fill), and the stack's expected rate
   // as filled now.
   ReplyPair(ctx, "Error rate", stack.options().error_rate);
-  ReplyPair(ctx, "Expected false-positive rate", stack.ExpectedFpRate());
+  ReplyPair(ctx, "Expected false-positive rate", stack.EstimatedFpRate());
   RedisModule_ReplyWithSimpleString(ctx, "Expansion rate");
   if (stack.options().nonscaling) {
     RedisModule_ReplyWithNull(ctx);

@@ -330,7 +330,7 @@ int ReplyInfoField(RedisModuleCtx* ctx, const FilterValue& value,
   // Not in the full reply (clients parse that one strictly: go-redis fails
   // on a field it does not know), only asked by name.
   if (field == "ERROR") {
-    return RedisModule_ReplyWithDouble(ctx, stack.ExpectedFpRate());
+    return RedisModule_ReplyWithDouble(ctx, stack.EstimatedFpRate());
   }
   // EXPANSION: nil for a filter that does not grow.
   if (stack.options().nonscaling) return RedisModule_ReplyWithNull(ctx);

@@ -71,7 +71,7 @@ void MakeView(const RibbonLayout& layout, const uint8_t* payload,
     offset += LayerBytes(blocks, upper, layout.result_bits);
     view->num_slots += uint64_t{blocks} * 64;
   }
-  view->expected_fp_rate = ExactFpRate(*view);
+  view->estimated_fp_rate = ExactFpRate(*view);
 }
 
 RibbonLayout LayoutOf(const RibbonView& view) {

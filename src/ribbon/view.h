@@ -19,7 +19,7 @@ absl::Status CheckLayout(const RibbonLayout& layout, uint64_t payload_bytes);
 
 // The view of a checked layout over `payload` (PayloadBytes(layout) bytes,
 // any alignment, which must outlive the view), with its exact
-// expected_fp_rate (sizing.h).
+// estimated_fp_rate (sizing.h).
 void MakeView(const RibbonLayout& layout, const uint8_t* payload,
               RibbonView* view);
 

@@ -755,7 +755,7 @@ static void TestBloomFilter(void) {
   CHECK(blockbloom_bloomfilter_num_insertions(a) > 4900);
   CHECK(blockbloom_bloomfilter_approximate_count(a) > 4800 &&
         blockbloom_bloomfilter_approximate_count(a) < 5200);
-  CHECK(blockbloom_bloomfilter_expected_fp_rate(a) < 0.01);
+  CHECK(blockbloom_bloomfilter_estimated_fp_rate(a) < 0.01);
   for (i = 0; i < 5000; ++i) {
     size_t n = Key(key, "b-", i);
     CHECK(blockbloom_bloomfilter_may_contain(b, key, n));

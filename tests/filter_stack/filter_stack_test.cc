@@ -170,19 +170,19 @@ TEST(FilterStackTest, PrefetchingProbesAgreeOnDeepStacks) {
   }
 }
 
-TEST(FilterStackTest, ExpectedFpRateCombinesTheLayers) {
+TEST(FilterStackTest, EstimatedFpRateCombinesTheLayers) {
   absl::StatusOr<FilterStack> stack =
       FilterStack::Create(Options(1000, 0.01, 1));
   ASSERT_TRUE(stack.ok()) << stack.status();
-  EXPECT_EQ(stack->ExpectedFpRate(), 0);
+  EXPECT_EQ(stack->EstimatedFpRate(), 0);
   GrowTo(*stack, 3, "e-");
   double pass = 1;
   for (const Layer& layer : stack->layers()) {
     pass *= 1 - *EstimatedFpRate(layer.shape(), layer.count());
   }
-  EXPECT_DOUBLE_EQ(stack->ExpectedFpRate(), 1 - pass);
-  EXPECT_GT(stack->ExpectedFpRate(), 0.006);
-  EXPECT_LT(stack->ExpectedFpRate(), 0.01);
+  EXPECT_DOUBLE_EQ(stack->EstimatedFpRate(), 1 - pass);
+  EXPECT_GT(stack->EstimatedFpRate(), 0.006);
+  EXPECT_LT(stack->EstimatedFpRate(), 0.01);
 }
 
 }  // namespace

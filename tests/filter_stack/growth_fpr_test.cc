@@ -55,8 +55,8 @@ TEST_P(GrowthFpr, AtOrBelowTheAskedRateAtEveryFill) {
         static_cast<double>(positives) / static_cast<double>(kProbes);
     SCOPED_TRACE(absl::StrCat("fill ", fill, "x: ", stack->layers().size(),
                               " layers, measured ", measured, ", expected ",
-                              stack->ExpectedFpRate()));
-    EXPECT_LE(stack->ExpectedFpRate(), c.rate);
+                              stack->EstimatedFpRate()));
+    EXPECT_LE(stack->EstimatedFpRate(), c.rate);
     EXPECT_LE(measured, c.rate + 3 * sigma);
     RecordProperty(absl::StrCat("fpr_at_", fill, "x"),
                    std::to_string(measured));

@@ -183,7 +183,7 @@ TEST_P(BloomFilterModeTest, ClearEmptiesTheFilter) {
   f.Clear();
   EXPECT_EQ(f.num_insertions(), 0u);
   EXPECT_EQ(f.ApproximateCount(), 0u);
-  EXPECT_EQ(f.ExpectedFpRate(), 0.0);
+  EXPECT_EQ(f.EstimatedFpRate(), 0.0);
   for (uint8_t byte : f.bits()) ASSERT_EQ(byte, 0);
   EXPECT_TRUE(f.Add("c1"));
   EXPECT_EQ(f.num_insertions(), 1u);
@@ -233,7 +233,7 @@ TEST_P(BloomFilterModeTest, IntersectKeepsCommonKeys) {
   // the intersected bits predict.
   size_t survivors = 0;
   for (const std::string& k : only_a) survivors += a.MayContain(k);
-  const double rate = a.ExpectedFpRate();
+  const double rate = a.EstimatedFpRate();
   EXPECT_LT(static_cast<double>(survivors),
             3000 * rate + 5 * std::sqrt(3000 * rate) + 5);
   // The count estimate is close to the common keys (plus a little).
@@ -328,7 +328,7 @@ TEST(BloomFilterTest, FromFilterCopiesAnyShapeIncludingSmallFilters) {
       EXPECT_EQ(f->num_insertions(), static_cast<uint64_t>(n));
       EXPECT_THAT(f->bits(), ::testing::ElementsAreArray(small->bits()));
       for (const std::string& k : keys) ASSERT_TRUE(f->MayContain(k));
-      EXPECT_NEAR(f->ExpectedFpRate(), small->EstimatedFpRate(),
+      EXPECT_NEAR(f->EstimatedFpRate(), small->EstimatedFpRate(),
                   small->EstimatedFpRate() * 0.6);
       const std::vector<std::string> more = Keys("more", n / 2);
       for (const std::string& k : more) f->Add(k);

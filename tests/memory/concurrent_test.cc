@@ -144,7 +144,7 @@ TEST(ConcurrentFilterTest, EveryConcurrentOperationAtOnce) {
   threads.emplace_back([&] {  // merge, then statistics and snapshots
     ASSERT_TRUE(f.Merge(*other).ok());
     while (!stop.load()) {
-      EXPECT_LE(f.ExpectedFpRate(), 1.0);
+      EXPECT_LE(f.EstimatedFpRate(), 1.0);
       EXPECT_LE(f.ApproximateCount(), 100u * kPerThread);
       absl::StatusOr<std::string> bytes = f.Serialize();
       ASSERT_TRUE(bytes.ok());

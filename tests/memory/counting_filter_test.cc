@@ -67,7 +67,7 @@ TEST(CountingFilterTest, AddRemoveAndNoFalseNegativesForRemainingKeys) {
   for (int i = 1; i < n; i += 2) ASSERT_TRUE(f.MayContain(Key(i))) << i;
   int still = 0;
   for (int i = 0; i < n; i += 2) still += f.MayContain(Key(i));
-  const double rate = f.ExpectedFpRate();
+  const double rate = f.EstimatedFpRate();
   EXPECT_LT(still, n / 2 * rate + 5 * std::sqrt(n / 2 * rate) + 5);
   // The count estimate follows the removals.
   EXPECT_NEAR(static_cast<double>(f.ApproximateCount()), n / 2, n / 2 * 0.05);
@@ -75,10 +75,10 @@ TEST(CountingFilterTest, AddRemoveAndNoFalseNegativesForRemainingKeys) {
   for (int i = 1; i < n; i += 2) ASSERT_TRUE(f.Remove(Key(i)));
   EXPECT_EQ(f.num_items(), 0u);
   EXPECT_EQ(f.ApproximateCount(), 0u);
-  EXPECT_EQ(f.ExpectedFpRate(), 0.0);
+  EXPECT_EQ(f.EstimatedFpRate(), 0.0);
 }
 
-TEST(CountingFilterTest, ExpectedFpRateMatchesMeasured) {
+TEST(CountingFilterTest, EstimatedFpRateMatchesMeasured) {
   const int n = 50'000, probes = 400'000;
   CountingFilter f = Make(n, 0.01, 2);
   for (int i = 0; i < n; ++i) f.Add(Key(i));

@@ -1,6 +1,6 @@
 // The estimators read from the bits: ApproximateCount within 5% at fills
 // from 10% to 90% of capacity (the bar; measured much tighter), and
-// ExpectedFpRate within 3 sigma of the rate measured with absent keys. Prints
+// EstimatedFpRate within 3 sigma of the rate measured with absent keys. Prints
 // the figures it checks.
 #include <bit>
 #include <cmath>
@@ -63,7 +63,7 @@ TEST(EstimateTest, CountWithinFivePercentFromTenToNinetyPercentFill) {
   }
 }
 
-TEST(EstimateTest, ExpectedFpRateWithinThreeSigmaOfMeasured) {
+TEST(EstimateTest, EstimatedFpRateWithinThreeSigmaOfMeasured) {
   const uint64_t capacity = 100'000;
   const int probes = 400'000;
   for (double fp_rate : {0.01, 0.05}) {
@@ -78,7 +78,7 @@ TEST(EstimateTest, ExpectedFpRateWithinThreeSigmaOfMeasured) {
       const double model =
           *EstimatedFpRate(f.shape(), n);  // over all filters of n keys
       std::printf(
-          "fp_rate %g, fill %d%%: measured %.5f%%, ExpectedFpRate %.5f%% "
+          "fp_rate %g, fill %d%%: measured %.5f%%, EstimatedFpRate %.5f%% "
           "(%+.2f sigma), model at n %.5f%%\n",
           fp_rate, percent, 100 * measured, 100 * expected,
           (measured - expected) / sigma, 100 * model);

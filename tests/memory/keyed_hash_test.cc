@@ -70,7 +70,7 @@ TEST(KeyedHashTest, BlockFloodingKeysDoNotCollideUnderAnotherSeed) {
         "seed %s: most keys in one block %d, FPR in block 0 %.1f%%, overall "
         "%.4f%%\n",
         seed == 0 ? "0" : (seed == secret ? "random" : "0x5eed"), max_load,
-        100 * block_zero_rate, 100 * f.ExpectedFpRate());
+        100 * block_zero_rate, 100 * f.EstimatedFpRate());
     if (seed == 0) {
       // The attack works against the unkeyed hash: one block takes all 1000
       // keys and answers "may contain" for everything.
@@ -80,7 +80,7 @@ TEST(KeyedHashTest, BlockFloodingKeysDoNotCollideUnderAnotherSeed) {
       // Binomial(1000, 1/1024) per block: a handful at most.
       EXPECT_LE(max_load, 10);
       EXPECT_LT(block_zero_rate, 0.05);
-      EXPECT_LT(f.ExpectedFpRate(), 1e-4);
+      EXPECT_LT(f.EstimatedFpRate(), 1e-4);
     }
   }
 }
@@ -104,7 +104,7 @@ TEST(KeyedHashTest, CraftedFalsePositivesDoNotCarryOverToAnotherSeed) {
   }
   int still = 0;
   for (const std::string& c : crafted) still += keyed_filter.MayContain(c);
-  const double rate = keyed_filter.ExpectedFpRate();
+  const double rate = keyed_filter.EstimatedFpRate();
   std::printf(
       "200 forged false positives under seed 0: %d pass the keyed "
       "filter (its FPR %.2f%%)\n",

@@ -1,6 +1,6 @@
 // Helpers shared by the tests of the mutable filters (tests/memory): a
 // filter from its Create(), and its false-positive rate measured against its
-// own ExpectedFpRate().
+// own EstimatedFpRate().
 #ifndef BLOCKBLOOM_TESTS_MEMORY_MEMORY_TEST_UTIL_H_
 #define BLOCKBLOOM_TESTS_MEMORY_MEMORY_TEST_UTIL_H_
 
@@ -22,7 +22,7 @@ F Created(absl::StatusOr<F> f) {
 
 struct FpRateMeasurement {
   double measured;  // the share of the absent keys answered "may contain"
-  double expected;  // f.ExpectedFpRate()
+  double expected;  // f.EstimatedFpRate()
   double sigma;     // the standard deviation of `measured` if `expected` holds
 };
 
@@ -35,7 +35,7 @@ FpRateMeasurement MeasureFpRate(F& f, int probes, const char* prefix) {
   }
   FpRateMeasurement m;
   m.measured = static_cast<double>(positives) / probes;
-  m.expected = f.ExpectedFpRate();
+  m.expected = f.EstimatedFpRate();
   m.sigma = std::sqrt(m.expected * (1 - m.expected) / probes);
   return m;
 }

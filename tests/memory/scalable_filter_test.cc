@@ -71,7 +71,7 @@ TEST_P(ScalableGrowthTest, HundredTimesInitialCapacityStaysUnderTarget) {
       testing::MeasureFpRate(f, probes, "absent:");
   std::printf(
       "fp_rate %g expansion %g tightening %g: %llu keys in %zu layers, %.2f "
-      "MiB (%.2f bits/key), measured FPR %.4f%%, ExpectedFpRate %.4f%% "
+      "MiB (%.2f bits/key), measured FPR %.4f%%, EstimatedFpRate %.4f%% "
       "(%+.2f sigma)\n",
       c.fp_rate, c.expansion, c.tightening,
       static_cast<unsigned long long>(added), f.num_layers(),
@@ -98,7 +98,7 @@ TEST(ScalableFilterTest, LayersGrowGeometricallyWithTighterRates) {
     // Full layers hold their capacity, at no more than their rate.
     if (i + 1 < f.num_layers()) {
       EXPECT_EQ(f.layer(i).num_insertions(), f.layer_capacity(i));
-      EXPECT_LE(f.layer(i).ExpectedFpRate(),
+      EXPECT_LE(f.layer(i).EstimatedFpRate(),
                 0.01 * 0.5 * std::pow(0.5, static_cast<double>(i)) * 1.1);
     }
   }

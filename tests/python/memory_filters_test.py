@@ -24,7 +24,7 @@ class TestBloomFilter:
         assert b.might_contain_many(KEYS).all()
         rate = b.might_contain_many(ABSENT).mean()
         assert rate < 0.02
-        assert abs(b.expected_fpp() - 0.01) < 0.004
+        assert abs(b.estimated_fpr() - 0.01) < 0.004
         assert abs(b.approximate_element_count() - 10001) < 300
 
     def test_batches_equal_single_calls(self):
@@ -102,7 +102,7 @@ class TestCountingFilter:
         present = sum(c.might_contain(k) for k in KEYS[:2500])
         assert present < 100
         assert abs(c.approximate_element_count() - 2500) < 200
-        assert c.expected_fpp() < 0.01
+        assert c.estimated_fpr() < 0.01
         assert c.saturated_counters() == 0
         f = blockbloom.Filter.from_bytes(c.to_filter_bytes())
         assert f.may_contain_many(KEYS[2500:5000]).all()

@@ -61,7 +61,7 @@ struct alignas(64) RibbonView {
   RibbonLayerView layers[kRibbonMaxLayers];
   // The exact expected false-positive rate (src/ribbon/sizing.h), computed
   // when the filter is made: Filter::EstimatedFpRate() returns it.
-  double expected_fp_rate;
+  double estimated_fp_rate;
   uint64_t num_slots;  // over all layers
 };
 
