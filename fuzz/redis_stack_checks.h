@@ -45,7 +45,8 @@ inline void CheckStack(redis_module::FilterStack& stack, uint64_t salt) {
       if (again->MayContain(views[i]) != batch[i]) abort();
       if (rdb->MayContain(views[i]) != batch[i]) abort();
     }
-    if (again->items() != stack.items() || rdb->items() != stack.items()) {
+    if (again->num_insertions() != stack.num_insertions() ||
+        rdb->num_insertions() != stack.num_insertions()) {
       abort();
     }
   }

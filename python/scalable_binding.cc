@@ -1,4 +1,4 @@
-// blockbloom.ScalableFilter: a chain of Bloom filters that grows.
+// blockbloom.ScalableFilter: a stack of Bloom filters that grows.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -37,8 +37,8 @@ namespace py = pybind11;
 
 void DefineScalableFilter(py::module_& m) {
   py::class_<ScalableFilter>(m, "ScalableFilter", R"doc(A filter for an
-unknown number of keys: a chain of BloomFilter layers that grows, keeping the
-whole chain's false-positive rate under fpp. Holds the GIL.)doc")
+unknown number of keys: a stack of BloomFilter layers that grows, keeping the
+whole stack's false-positive rate under fpp. Holds the GIL.)doc")
       .def_static(
           "create",
           [](uint64_t initial_capacity, double fpp, double expansion,
@@ -70,13 +70,13 @@ whole chain's false-positive rate under fpp. Holds the GIL.)doc")
           },
           py::arg("data"), py::kw_only(),
           py::arg("max_bytes") = uint64_t{1} << 30,
-          "Reads a chain written by to_bytes.")
+          "Reads a stack written by to_bytes.")
       .def(
           "to_bytes",
           [](const ScalableFilter& self) {
             return py::bytes(Take(self.Serialize()));
           },
-          "The chain, serialized (docs/FORMAT.md, 'Scalable filter chain').")
+          "The stack, serialized (docs/FORMAT.md, 'Scalable filter stack').")
       .def(
           "put",
           [](ScalableFilter& self, py::object key) {
@@ -96,7 +96,7 @@ whole chain's false-positive rate under fpp. Holds the GIL.)doc")
           },
           py::arg("key"), "`key in filter`: might_contain(key).")
       .def("estimated_fpr", &ScalableFilter::EstimatedFpRate,
-           "The chain's estimated false-positive rate from the current "
+           "The stack's estimated false-positive rate from the current "
            "bits.")
       .def("clear", &ScalableFilter::Clear,
            "Drops every layer but the first, and clears it.")
@@ -105,7 +105,7 @@ whole chain's false-positive rate under fpp. Holds the GIL.)doc")
       .def_property_readonly("capacity", &ScalableFilter::capacity,
                              "Keys the current layers hold at their rates.")
       .def_property_readonly("num_layers", &ScalableFilter::num_layers,
-                             "Layers in the chain.")
+                             "Layers in the stack.")
       .def_property_readonly("size_bytes", &ScalableFilter::size_bytes,
                              "Bytes of filter bits in all layers.")
       .def_property_readonly("seed", &ScalableFilter::seed, "The hash seed.");

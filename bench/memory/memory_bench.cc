@@ -219,7 +219,7 @@ void BM_CountingMayContain(benchmark::State& state) {
 }
 BENCHMARK(BM_CountingMayContain)->Apply(Sizes);
 
-// Absent keys against a chain grown to 100x its initial capacity (7 layers
+// Absent keys against a stack grown to 100x its initial capacity (7 layers
 // with expansion 2): every layer is probed.
 void BM_ScalableMayContainAbsent(benchmark::State& state) {
   ScalableFilterOptions options;

@@ -1,8 +1,8 @@
 // blockbloom::ScalableFilter: a filter for an unknown number of keys, as
 // RedisBloom's scaling filters (BF.RESERVE ... EXPANSION) and Almeida et
-// al.'s "Scalable Bloom Filters" (2007): a chain of BloomFilter layers,
+// al.'s "Scalable Bloom Filters" (2007): a stack of BloomFilter layers,
 // each `expansion` times the capacity of the previous one, with false-
-// positive rates that shrink geometrically so that the whole chain stays
+// positive rates that shrink geometrically so that the whole stack stays
 // under the target however many layers it grows.
 //
 //   blockbloom::ScalableFilterOptions options;
@@ -18,12 +18,12 @@
 // expansion^i keys at rate p_i = fp_rate * (1 - r) * r^i, r = tightening.
 // A key not added passes layer i with probability at most p_i once the
 // layer is full (less before), independently across layers (disjoint keys),
-// so the chain's rate is at most 1 - prod(1 - p_i) < sum p_i < fp_rate for
+// so the stack's rate is at most 1 - prod(1 - p_i) < sum p_i < fp_rate for
 // any number of layers. Each layer is sized with the exact rate of the
 // blocked layout (ShapeForFpRate), not the textbook formula.
 //
 // Costs: an Add probes every layer (a key found in any is not added again,
-// so duplicates do not fill the chain), and a query that answers "absent"
+// so duplicates do not fill the stack), and a query that answers "absent"
 // probes every layer: with expansion 2, 100x the initial capacity takes 7
 // layers. A larger expansion means fewer layers and more memory overshoot.
 // Later layers need more bits per key (log2(1/r) more per layer, ~1.44 bits
@@ -53,18 +53,18 @@ struct ScalableFilterOptions {
   // Keys the first layer holds at its rate. Every layer is allocated whole
   // when created, so a modest start wastes less than a huge reservation.
   uint64_t initial_capacity = 1000;
-  // The bound on the whole chain's false-positive rate, in (0, 1).
+  // The bound on the whole stack's false-positive rate, in (0, 1).
   double fp_rate = 0.01;
   // Capacity growth per layer, >= 1 (RedisBloom's EXPANSION, default 2).
   double expansion = 2;
   // Ratio of successive layers' rates, in (0, 1) (RedisBloom's 0.5).
   // Larger values give the first layer a smaller share of the rate but make
-  // later layers cheaper: for chains that grow many layers the paper
+  // later layers cheaper: for stacks that grow many layers the paper
   // recommends 0.8-0.9. Grown to 100x with expansion 2 (7 layers), 1%
   // target: 0.5 measured 0.97% at 26.8 bits/key, 0.9 measured 0.47% at 21.7
   // bits/key (tests/memory/scalable_filter_test.cc).
   double tightening = 0.5;
-  // The most memory (bytes of filter bits, all layers) the chain may use:
+  // The most memory (bytes of filter bits, all layers) the stack may use:
   // Create fails if the first layer is over it, and Add fails with
   // ResourceExhausted when a new layer would go over it. Must be positive.
   uint64_t max_bytes = uint64_t{1} << 30;
@@ -79,8 +79,8 @@ class ScalableFilter {
   static absl::StatusOr<ScalableFilter> Create(
       const ScalableFilterOptions& options = {});
 
-  // Reads a chain written by AppendTo (format in docs/FORMAT.md, "Scalable
-  // filter chain"). `max_bytes` caps the layers read (ResourceExhausted if
+  // Reads a stack written by AppendTo (format in docs/FORMAT.md, "Scalable
+  // filter stack"). `max_bytes` caps the layers read (ResourceExhausted if
   // over) and becomes the loaded filter's cap. DataLoss for damaged or
   // truncated input, Unimplemented for a newer major version, and the errors
   // of OpenFilter for the layers.
@@ -123,11 +123,11 @@ class ScalableFilter {
   const ScalableFilterOptions& options() const { return options_; }
   uint64_t seed() const { return *options_.seed; }
 
-  // The chain's false-positive rate from the current bits:
+  // The stack's false-positive rate from the current bits:
   // 1 - prod_i (1 - layer(i).EstimatedFpRate()). Reads every block.
   double EstimatedFpRate() const;
 
-  // Serializes the chain: a header, each layer as a full-encoding filter
+  // Serializes the stack: a header, each layer as a full-encoding filter
   // block (write_options.compression applies; the encoding is always full,
   // which keeps each layer's key count), and a checksum.
   absl::Status AppendTo(std::string* dst,

@@ -71,7 +71,7 @@ std::string HeaderChunk(const FilterStack& stack, uint64_t dump_id,
   codec::PutU16(&out, 0);
   codec::PutU64(&out, dump_id);
   codec::PutU64(&out, chunk_bytes);
-  codec::PutU64(&out, codec::DoubleBits(o.error_rate));
+  codec::PutU64(&out, codec::DoubleBits(o.fp_rate));
   codec::PutU64(&out, o.capacity);
   codec::PutU32(&out, o.expansion);
   codec::PutU32(&out, static_cast<uint32_t>(stack.layers().size()));
@@ -230,7 +230,7 @@ absl::StatusOr<ChunkLoader> ChunkLoader::Start(uint64_t iter,
   loader.chunk_bytes_ = Get<uint64_t>(p + 16);
   StackOptions& o = loader.options_;
   o.nonscaling = (static_cast<uint8_t>(p[5]) & kNonscalingFlag) != 0;
-  o.error_rate = codec::BitsDouble(Get<uint64_t>(p + 24));
+  o.fp_rate = codec::BitsDouble(Get<uint64_t>(p + 24));
   o.capacity = Get<uint64_t>(p + 32);
   o.expansion = Get<uint32_t>(p + 40);
   o.seed = Get<uint64_t>(p + 48);

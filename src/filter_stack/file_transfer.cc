@@ -57,9 +57,8 @@ absl::StatusOr<std::shared_ptr<FileLoad>> FileLoad::Start(
         absl::StrCat("a filter file of ", total, " bytes is over the ",
                      max_bytes, " bytes BB.LOAD accepts"));
   }
-  if (options.error_rate.has_value() &&
-      !(*options.error_rate >= FilterStack::kMinErrorRate &&
-        *options.error_rate < 1)) {
+  if (options.fp_rate.has_value() &&
+      !(*options.fp_rate >= FilterStack::kMinFpRate && *options.fp_rate < 1)) {
     return absl::InvalidArgumentError("error rate must be in (0, 1)");
   }
   if (options.capacity.has_value() && *options.capacity == 0) {
@@ -140,7 +139,7 @@ absl::StatusOr<FilterStack> FileLoad::Finish() const {
   absl::StatusOr<double> expected =
       EstimatedFpRate(shape, std::max<uint64_t>(capacity, 1));
   const double rate = std::clamp(expected.ok() ? *expected : 0.01,
-                                 FilterStack::kMinErrorRate, 0.5);
+                                 FilterStack::kMinFpRate, 0.5);
 
   Layer layer(shape, capacity, rate, keys);
   // Copy the bits piece by piece, leaving all-zero pieces unallocated.
@@ -153,8 +152,8 @@ absl::StatusOr<FilterStack> FileLoad::Finish() const {
     std::memcpy(table.WritablePiece(i), bits.data() + start, size);
   }
   StackOptions stack_options;
-  stack_options.error_rate =
-      options_.error_rate.value_or(rate / FilterStack::kFirstShare);
+  stack_options.fp_rate =
+      options_.fp_rate.value_or(rate / FilterStack::kFirstShare);
   stack_options.capacity = capacity;
   stack_options.expansion = options_.expansion;
   stack_options.nonscaling = options_.nonscaling;

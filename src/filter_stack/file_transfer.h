@@ -25,11 +25,11 @@ namespace blockbloom::redis_module {
 struct LoadOptions {
   // The stack's rate, a bound at every fill (FilterStack): the file's layer
   // keeps its own expected rate r for its capacity, and layers added by
-  // growth share error_rate - r. Default: r / FilterStack::kFirstShare, as
+  // growth share fp_rate - r. Default: r / FilterStack::kFirstShare, as
   // if the file were layer 0 of a new stack. A file at or above the given
   // rate leaves nothing to share: its stack grows as earlier versions did
   // (each new layer at half the previous one's rate).
-  std::optional<double> error_rate;
+  std::optional<double> fp_rate;
   // Keys the file's layer counts as holding before the next layer starts;
   // default: the file's key count (full encoding), else an estimate from its
   // set bits (compact encoding).

@@ -24,12 +24,12 @@ void FilterStack::SetMaxBytes(uint64_t max_bytes) { g_max_bytes = max_bytes; }
 uint64_t FilterStack::max_bytes() { return g_max_bytes; }
 
 absl::Status FilterStack::ValidateOptions(const StackOptions& options) {
-  if (!(options.error_rate > 0 && options.error_rate < 1)) {
+  if (!(options.fp_rate > 0 && options.fp_rate < 1)) {
     return absl::InvalidArgumentError("error rate must be in (0, 1)");
   }
-  if (options.error_rate < kMinErrorRate) {
+  if (options.fp_rate < kMinFpRate) {
     return absl::InvalidArgumentError(
-        absl::StrCat("error rate must be at least ", kMinErrorRate));
+        absl::StrCat("error rate must be at least ", kMinFpRate));
   }
   if (options.capacity < 1) {
     return absl::InvalidArgumentError("capacity must be at least 1");
@@ -42,15 +42,14 @@ absl::Status FilterStack::ValidateOptions(const StackOptions& options) {
 }
 
 double FilterStack::FirstLayerRate(const StackOptions& options) {
-  return options.nonscaling ? options.error_rate
-                            : options.error_rate * kFirstShare;
+  return options.nonscaling ? options.fp_rate : options.fp_rate * kFirstShare;
 }
 
-double FilterStack::GrowthLayerRate(double error_rate, double first_rate,
+double FilterStack::GrowthLayerRate(double fp_rate, double first_rate,
                                     double previous_rate, uint32_t expansion,
                                     size_t index) {
-  const double budget = error_rate - first_rate;
-  if (!(budget >= error_rate * kMinGrowthShare) || index == 0) {
+  const double budget = fp_rate - first_rate;
+  if (!(budget >= fp_rate * kMinGrowthShare) || index == 0) {
     return previous_rate * kLegacyTightening;
   }
   const double t = Tightening(expansion);
@@ -107,7 +106,7 @@ bool FilterStack::MayContainHash(uint64_t hash) const {
   return MayContainInBlocks(hash, blocks);
 }
 
-void FilterStack::MayContainBatch(absl::Span<const std::string_view> items,
+void FilterStack::MayContainBatch(absl::Span<const std::string_view> keys,
                                   bool* results) const {
   // Layer by layer for a group of keys: the group's blocks in one layer are
   // found and prefetched, then tested, so kGroup misses are in flight
@@ -118,10 +117,10 @@ void FilterStack::MayContainBatch(absl::Span<const std::string_view> items,
   // memory system; more lines in flight only evict).
   uint64_t hashes[kGroup];
   const uint8_t* blocks[kGroup];
-  for (size_t begin = 0; begin < items.size(); begin += kGroup) {
-    const size_t n = std::min(kGroup, items.size() - begin);
+  for (size_t begin = 0; begin < keys.size(); begin += kGroup) {
+    const size_t n = std::min(kGroup, keys.size() - begin);
     for (size_t j = 0; j < n; ++j) {
-      hashes[j] = Hash(items[begin + j]);
+      hashes[j] = Hash(keys[begin + j]);
       results[begin + j] = false;
     }
     for (size_t i = layers_.size(); i-- > 0;) {
@@ -157,7 +156,7 @@ absl::Status FilterStack::Grow() {
   }
   absl::StatusOr<Layer> next = Layer::Create(
       capacity * options_.expansion,
-      GrowthLayerRate(options_.error_rate, layers_.front().fp_rate(),
+      GrowthLayerRate(options_.fp_rate, layers_.front().fp_rate(),
                       last.fp_rate(), options_.expansion, layers_.size()));
   if (!next.ok()) {
     return absl::ResourceExhaustedError(absl::StrCat(
@@ -183,7 +182,7 @@ absl::StatusOr<bool> FilterStack::AddHash(uint64_t hash) {
   return true;
 }
 
-void FilterStack::AddBatch(absl::Span<const std::string_view> items,
+void FilterStack::AddBatch(absl::Span<const std::string_view> keys,
                            std::vector<absl::StatusOr<bool>>* added) {
   // Each key is hashed once, kAhead keys before it is added, and the blocks
   // its existence check reads (one per layer; the newest layer's is the one
@@ -193,7 +192,7 @@ void FilterStack::AddBatch(absl::Span<const std::string_view> items,
   constexpr size_t kAhead = 8;
   uint64_t ahead[kAhead];
   auto hash_ahead = [&](size_t j) {
-    const uint64_t hash = Hash(items[j]);
+    const uint64_t hash = Hash(keys[j]);
     ahead[j % kAhead] = hash;
     for (const Layer& layer : layers_) {
       const uint8_t* block = layer.FindBlock(hash);
@@ -201,11 +200,11 @@ void FilterStack::AddBatch(absl::Span<const std::string_view> items,
     }
   };
   added->clear();
-  added->reserve(items.size());
-  for (size_t j = 0; j < std::min(kAhead, items.size()); ++j) hash_ahead(j);
-  for (size_t i = 0; i < items.size(); ++i) {
+  added->reserve(keys.size());
+  for (size_t j = 0; j < std::min(kAhead, keys.size()); ++j) hash_ahead(j);
+  for (size_t i = 0; i < keys.size(); ++i) {
     const uint64_t hash = ahead[i % kAhead];
-    if (i + kAhead < items.size()) hash_ahead(i + kAhead);
+    if (i + kAhead < keys.size()) hash_ahead(i + kAhead);
     absl::StatusOr<bool> result = AddHash(hash);
     const bool failed = !result.ok();
     added->push_back(std::move(result));
@@ -213,7 +212,7 @@ void FilterStack::AddBatch(absl::Span<const std::string_view> items,
   }
 }
 
-uint64_t FilterStack::items() const {
+uint64_t FilterStack::num_insertions() const {
   uint64_t total = 0;
   for (const Layer& layer : layers_) total += layer.count();
   return total;

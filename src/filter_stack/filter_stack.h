@@ -3,18 +3,18 @@
 //
 // Layer 0 is sized for `capacity` keys. When the newest layer holds as many
 // keys as it was sized for, the next add starts a new layer with `expansion`
-// times its capacity. The asked error_rate is a bound at every fill: layer 0
+// times its capacity. The asked fp_rate is a bound at every fill: layer 0
 // gets kFirstShare of it, and the rest (the growth budget) is shared by the
 // layers growth adds, layer i >= 1 getting budget * (1 - t) * t^(i-1) with
-// t = Tightening(expansion). The rates add up to error_rate over any number
-// of layers, so the stack's false-positive rate stays below error_rate
+// t = Tightening(expansion). The rates add up to fp_rate over any number
+// of layers, so the stack's false-positive rate stays below fp_rate
 // however far it grows (docs/REDIS_MODULE.md, "Layers", explains the split:
 // the one-layer memory against the grown memory). A NONSCALING stack has one
-// layer at error_rate and refuses keys instead of growing.
+// layer at fp_rate and refuses keys instead of growing.
 //
-// Stacks saved by earlier versions have layer 0 at error_rate (no budget
+// Stacks saved by earlier versions have layer 0 at fp_rate (no budget
 // left): they keep their layers and rates, and grow as they did, each new
-// layer at half the previous one's rate (below 2 * error_rate). The rule
+// layer at half the previous one's rate (below 2 * fp_rate). The rule
 // needs no field of its own: Grow reads it from layer 0's rate.
 //
 // A key is added once: an add first probes every layer and adds nothing if
@@ -41,11 +41,11 @@
 namespace blockbloom::redis_module {
 
 struct StackOptions {
-  double error_rate = 0.01;  // in (0, 1)
-  uint64_t capacity = 100;   // keys of layer 0, >= 1
-  uint32_t expansion = 2;    // capacity growth per layer, >= 1
-  bool nonscaling = false;   // refuse keys when full instead of growing
-  uint64_t seed = 0;         // the hash seed
+  double fp_rate = 0.01;    // in (0, 1)
+  uint64_t capacity = 100;  // keys of layer 0, >= 1
+  uint32_t expansion = 2;   // capacity growth per layer, >= 1
+  bool nonscaling = false;  // refuse keys when full instead of growing
+  uint64_t seed = 0;        // the hash seed
 };
 
 class FilterStack {
@@ -61,21 +61,21 @@ class FilterStack {
     return expansion >= 2 ? kTighteningGrowing : kTighteningExpansion1;
   }
   // The growth rule of stacks whose layer 0 leaves less than this fraction
-  // of error_rate to growth (those saved by earlier versions leave none):
+  // of fp_rate to growth (those saved by earlier versions leave none):
   // each new layer at the previous one's rate times kLegacyTightening.
   static constexpr double kMinGrowthShare = 0.01;
   static constexpr double kLegacyTightening = 0.5;
   // The rate of layer 0 of a new stack.
   static double FirstLayerRate(const StackOptions& options);
-  // The rate of layer `index` >= 1 of a stack asked for `error_rate` whose
+  // The rate of layer `index` >= 1 of a stack asked for `fp_rate` whose
   // layer 0 has `first_rate` and whose previous layer has `previous_rate`.
-  static double GrowthLayerRate(double error_rate, double first_rate,
+  static double GrowthLayerRate(double fp_rate, double first_rate,
                                 double previous_rate, uint32_t expansion,
                                 size_t index);
   // Bounds on what a command may ask for. The rate's lower bound keeps the
   // bits per key below 100 or so (1e-30 needs ~150); expansion is capped so
   // that capacities cannot overflow in a handful of layers.
-  static constexpr double kMinErrorRate = 1e-15;
+  static constexpr double kMinFpRate = 1e-15;
   static constexpr uint32_t kMaxExpansion = 32768;
   static constexpr size_t kMaxLayers = 64;
 
@@ -98,9 +98,9 @@ class FilterStack {
   bool MayContain(std::string_view item) const {
     return MayContainHash(Hash(item));
   }
-  // results[i] = MayContain(items[i]), prefetching the blocks of a group of
+  // results[i] = MayContain(keys[i]), prefetching the blocks of a group of
   // keys in a layer before probing them, layer by layer.
-  void MayContainBatch(absl::Span<const std::string_view> items,
+  void MayContainBatch(absl::Span<const std::string_view> keys,
                        bool* results) const;
   // Adds a key: true if it was new, false if some layer may already hold it.
   // ResourceExhausted if the stack is full and NONSCALING, or cannot grow
@@ -112,7 +112,7 @@ class FilterStack {
   // Adds keys in order; added[i] as Add would answer, or the error that
   // stopped it (the keys after it are not added, as RedisBloom's BF.MADD
   // stops at a full filter).
-  void AddBatch(absl::Span<const std::string_view> items,
+  void AddBatch(absl::Span<const std::string_view> keys,
                 std::vector<absl::StatusOr<bool>>* added);
 
   const StackOptions& options() const { return options_; }
@@ -120,7 +120,7 @@ class FilterStack {
   const std::vector<Layer>& layers() const { return layers_; }
   std::vector<Layer>& layers() { return layers_; }
   // Keys added (distinct, give or take false positives).
-  uint64_t items() const;
+  uint64_t num_insertions() const;
   // The expected false-positive rate of the stack as filled now: 1 - the
   // product over layers of (1 - the layer's exact rate for its count).
   double EstimatedFpRate() const;

@@ -188,7 +188,7 @@ void SaveStack(const FilterStack& stack, RdbWriter& writer) {
   HashingWriter out(writer);
   const StackOptions& o = stack.options();
   out.Unsigned(o.nonscaling ? kNonscalingFlag : 0);
-  out.Double(o.error_rate);
+  out.Double(o.fp_rate);
   out.Unsigned(o.capacity);
   out.Unsigned(o.expansion);
   out.Unsigned(o.seed);
@@ -249,7 +249,7 @@ absl::StatusOr<FilterStack> LoadStack(RdbReader& reader, int encver,
   uint64_t flags;
   BB_READ(flags, UINT64_MAX, "flags");
   o.nonscaling = (flags & kNonscalingFlag) != 0;
-  BB_READ_DOUBLE(o.error_rate);
+  BB_READ_DOUBLE(o.fp_rate);
   BB_READ(o.capacity, UINT64_MAX, "capacity");
   BB_READ(o.expansion, UINT32_MAX, "expansion");
   BB_READ(o.seed, UINT64_MAX, "seed");

@@ -65,10 +65,10 @@ absl::StatusOr<std::shared_ptr<FileLoad>> LoadFileLoad(RdbReader& reader,
     if (!v.ok()) return v.status();
     field = *v;
   }
-  absl::StatusOr<double> error_rate = reader.Double();
-  if (!error_rate.ok()) return error_rate.status();
+  absl::StatusOr<double> fp_rate = reader.Double();
+  if (!fp_rate.ok()) return fp_rate.status();
   LoadOptions options;
-  if (fields[1] != 0) options.error_rate = *error_rate;
+  if (fields[1] != 0) options.fp_rate = *fp_rate;
   if (fields[2] != 0) options.capacity = fields[3];
   options.expansion = static_cast<uint32_t>(
       std::min<uint64_t>(fields[4], FilterStack::kMaxExpansion + 1));
@@ -93,13 +93,13 @@ void SaveFileLoad(const FileLoad& load, RdbWriter& writer) {
   const std::string_view bytes = load.bytes();
   const uint64_t parts = (bytes.size() + kFilePartBytes - 1) / kFilePartBytes;
   writer.Unsigned(load.total());
-  writer.Unsigned(options.error_rate.has_value());
+  writer.Unsigned(options.fp_rate.has_value());
   writer.Unsigned(options.capacity.has_value());
   writer.Unsigned(options.capacity.value_or(0));
   writer.Unsigned(options.expansion);
   writer.Unsigned(options.nonscaling);
   writer.Unsigned(parts);
-  writer.Double(options.error_rate.value_or(0));
+  writer.Double(options.fp_rate.value_or(0));
   for (uint64_t part = 0; part < parts; ++part) {
     writer.Bytes(bytes.substr(part * kFilePartBytes, kFilePartBytes));
   }

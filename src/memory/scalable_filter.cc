@@ -12,7 +12,7 @@
 namespace blockbloom {
 namespace {
 
-// The chain format (docs/FORMAT.md, "Scalable filter chain"); little-endian.
+// The stack format (docs/FORMAT.md, "Scalable filter stack"); little-endian.
 constexpr char kMagic[4] = {'b', 'b', 's', 'c'};
 constexpr uint8_t kMajorVersion = 1;
 constexpr uint8_t kMinorVersion = 0;
@@ -251,18 +251,18 @@ absl::StatusOr<ScalableFilter> ScalableFilter::Deserialize(
   if (bytes.size() < kHeaderBytes + kTrailerBytes ||
       std::memcmp(bytes.data(), kMagic, 4) != 0) {
     return absl::DataLossError(
-        "not a blockbloom scalable filter chain (no \"bbsc\" header)");
+        "not a blockbloom scalable filter stack (no \"bbsc\" header)");
   }
   const uint8_t* p = bytes.data();
   if (p[4] != kMajorVersion) {
     return absl::UnimplementedError(
-        absl::StrCat("scalable filter chain written in format major version ",
+        absl::StrCat("scalable filter stack written in format major version ",
                      p[4], "; this reader knows version ", kMajorVersion));
   }
   const size_t body = bytes.size() - kTrailerBytes;
   if (read_options.verify_checksum && Checksum(p, body) != GetU32(p + body)) {
     return absl::DataLossError(
-        "scalable filter chain checksum mismatch: the bytes are damaged or "
+        "scalable filter stack checksum mismatch: the bytes are damaged or "
         "truncated");
   }
   ScalableFilterOptions options;
@@ -275,40 +275,40 @@ absl::StatusOr<ScalableFilter> ScalableFilter::Deserialize(
   options.max_bytes = max_bytes;
   if (absl::Status s = ValidateOptions(options); !s.ok()) {
     return absl::DataLossError(absl::StrCat(
-        "scalable filter chain has invalid parameters: ", s.message()));
+        "scalable filter stack has invalid parameters: ", s.message()));
   }
   if (num_layers == 0) {
-    return absl::DataLossError("scalable filter chain has no layers");
+    return absl::DataLossError("scalable filter stack has no layers");
   }
   ScalableFilter filter(options);
   size_t at = kHeaderBytes;
   for (uint32_t i = 0; i < num_layers; ++i) {
     if (body - at < kLayerPrefixBytes) {
       return absl::DataLossError(
-          absl::StrCat("scalable filter chain truncated in layer ", i));
+          absl::StrCat("scalable filter stack truncated in layer ", i));
     }
     const uint64_t capacity = GetU64(p + at);
     const uint64_t block_size = GetU64(p + at + 8);
     at += kLayerPrefixBytes;
     if (capacity == 0 || block_size > body - at) {
       return absl::DataLossError(absl::StrCat(
-          "scalable filter chain: layer ", i, " has a bad capacity or size"));
+          "scalable filter stack: layer ", i, " has a bad capacity or size"));
     }
     absl::StatusOr<Filter> block =
         OpenFilter(bytes.subspan(at, block_size), read_options);
     if (!block.ok()) {
       return absl::Status(block.status().code(),
-                          absl::StrCat("scalable filter chain, layer ", i, ": ",
+                          absl::StrCat("scalable filter stack, layer ", i, ": ",
                                        block.status().message()));
     }
     at += block_size;
     if (block->seed() != *options.seed) {
-      return absl::DataLossError(absl::StrCat("scalable filter chain: layer ",
+      return absl::DataLossError(absl::StrCat("scalable filter stack: layer ",
                                               i, " has a different seed"));
     }
     if (block->bits().size() > max_bytes - filter.size_bytes_) {
       return absl::ResourceExhaustedError(
-          absl::StrCat("scalable filter chain needs more than max_bytes = ",
+          absl::StrCat("scalable filter stack needs more than max_bytes = ",
                        Bytes(max_bytes), " (",
                        Bytes(filter.size_bytes_ + block->bits().size()),
                        " by layer ", i, ")"));
@@ -324,7 +324,7 @@ absl::StatusOr<ScalableFilter> ScalableFilter::Deserialize(
   }
   if (at != body) {
     return absl::DataLossError(
-        "scalable filter chain has extra bytes after its last layer");
+        "scalable filter stack has extra bytes after its last layer");
   }
   return filter;
 }

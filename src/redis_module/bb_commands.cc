@@ -131,7 +131,7 @@ int ParseLoadOptions(RedisModuleCtx* ctx, RedisModuleString** argv, int first,
         RedisModule_ReplyWithError(ctx, "ERR bad error rate");
         return REDISMODULE_ERR;
       }
-      options->error_rate = rate;
+      options->fp_rate = rate;
     } else if (capacity) {
       uint64_t n = 0;
       if (!ParseUnsigned(arg, &n) || n == 0) {
@@ -392,10 +392,10 @@ int BbInfo(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   RedisModule_ReplyWithSimpleString(ctx, "ready");
   ReplyPair(ctx, "Capacity", static_cast<long long>(stack.capacity()));
   ReplyPair(ctx, "Number of items inserted",
-            static_cast<long long>(stack.items()));
+            static_cast<long long>(stack.num_insertions()));
   // The asked rate (a bound at every fill), and the stack's expected rate
   // as filled now.
-  ReplyPair(ctx, "Error rate", stack.options().error_rate);
+  ReplyPair(ctx, "Error rate", stack.options().fp_rate);
   ReplyPair(ctx, "Expected false-positive rate", stack.EstimatedFpRate());
   RedisModule_ReplyWithSimpleString(ctx, "Expansion rate");
   if (stack.options().nonscaling) {

@@ -48,7 +48,7 @@ FilterValue* OpenForAdd(RedisModuleCtx* ctx, RedisModuleString* name,
   if (create_options != nullptr) {
     options = *create_options;
   } else {
-    options.error_rate = g_defaults.error_rate;
+    options.fp_rate = g_defaults.fp_rate;
     options.capacity = g_defaults.capacity;
     options.expansion = g_defaults.expansion;
   }
@@ -69,11 +69,11 @@ int ParseReserveArguments(RedisModuleCtx* ctx, RedisModuleString** argv,
                           int argc, bool allow_seed, StackOptions* options,
                           bool* have_seed) {
   *have_seed = false;
-  if (!ParseDouble(argv[2], &options->error_rate)) {
+  if (!ParseDouble(argv[2], &options->fp_rate)) {
     RedisModule_ReplyWithError(ctx, "ERR bad error rate");
     return REDISMODULE_ERR;
   }
-  if (!(options->error_rate > 0 && options->error_rate < 1)) {
+  if (!(options->fp_rate > 0 && options->fp_rate < 1)) {
     RedisModule_ReplyWithError(ctx, "ERR (0 < error rate range < 1)");
     return REDISMODULE_ERR;
   }
@@ -252,7 +252,7 @@ int BfMexists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 int BfInsert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc < 4) return RedisModule_WrongArity(ctx);
   StackOptions options;
-  options.error_rate = g_defaults.error_rate;
+  options.fp_rate = g_defaults.fp_rate;
   options.capacity = g_defaults.capacity;
   options.expansion = g_defaults.expansion;
   bool nocreate = false;
@@ -285,7 +285,7 @@ int BfInsert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
         return RedisModule_ReplyWithError(ctx, "ERR bad capacity");
       }
     } else if (error) {
-      if (!ParseDouble(arg, &options.error_rate)) {
+      if (!ParseDouble(arg, &options.fp_rate)) {
         return RedisModule_ReplyWithError(ctx, "ERR bad error rate");
       }
     } else {
@@ -293,7 +293,7 @@ int BfInsert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     }
   }
   if (items_at < 0 || items_at >= argc) return RedisModule_WrongArity(ctx);
-  if (!(options.error_rate > 0 && options.error_rate < 1)) {
+  if (!(options.fp_rate > 0 && options.fp_rate < 1)) {
     return RedisModule_ReplyWithError(ctx, "ERR (0 < error rate range < 1)");
   }
   if (options.capacity < 1) {
@@ -324,8 +324,8 @@ int ReplyInfoField(RedisModuleCtx* ctx, const FilterValue& value,
         ctx, static_cast<long long>(stack.layers().size()));
   }
   if (field == "ITEMS") {
-    return RedisModule_ReplyWithLongLong(ctx,
-                                         static_cast<long long>(stack.items()));
+    return RedisModule_ReplyWithLongLong(
+        ctx, static_cast<long long>(stack.num_insertions()));
   }
   // Not in the full reply (clients parse that one strictly: go-redis fails
   // on a field it does not know), only asked by name.
@@ -383,8 +383,9 @@ int BfCard(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   FilterValue* value = nullptr;
   if (!OpenForQuery(ctx, argv[1], &value)) return REDISMODULE_OK;
   return RedisModule_ReplyWithLongLong(
-      ctx,
-      value == nullptr ? 0 : static_cast<long long>(value->stack->items()));
+      ctx, value == nullptr
+               ? 0
+               : static_cast<long long>(value->stack->num_insertions()));
 }
 
 }  // namespace

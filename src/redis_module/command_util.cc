@@ -130,7 +130,7 @@ FilterValue* CreateInKey(RedisModuleCtx* ctx, RedisModuleString* name,
   RedisModule_ModuleTypeSetValue(key, g_filter_type, value);
   // %.17g round-trips a double exactly; the seed goes as an unsigned
   // decimal string (a long long would turn half of them negative).
-  const std::string error_rate = absl::StrFormat("%.17g", options.error_rate);
+  const std::string error_rate = absl::StrFormat("%.17g", options.fp_rate);
   const std::string seed = absl::StrCat(options.seed);
   if (options.nonscaling) {
     RedisModule_Replicate(ctx, "BB.RESERVE", "sclccc", name, error_rate.c_str(),

@@ -23,7 +23,7 @@ extern RedisModuleType* g_filter_type;
 // error 0.01, capacity 100, expansion 2), changed by the module arguments
 // ERROR_RATE, INITIAL_SIZE and EXPANSION.
 struct ModuleDefaults {
-  double error_rate = 0.01;
+  double fp_rate = 0.01;
   uint64_t capacity = 100;
   uint32_t expansion = 2;
   // The most bytes of bits a filter may reserve (BF.RESERVE, growth) or

@@ -54,9 +54,9 @@ int ParseModuleArguments(RedisModuleCtx* ctx, RedisModuleString** argv,
     bool ok = false;
     if (EqualsIgnoreCase(argv[i], "ERROR_RATE")) {
       double rate = 0;
-      ok = ParseDouble(argv[i + 1], &rate) &&
-           rate >= FilterStack::kMinErrorRate && rate < 1;
-      if (ok) g_defaults.error_rate = rate;
+      ok = ParseDouble(argv[i + 1], &rate) && rate >= FilterStack::kMinFpRate &&
+           rate < 1;
+      if (ok) g_defaults.fp_rate = rate;
     } else if (EqualsIgnoreCase(argv[i], "INITIAL_SIZE")) {
       uint64_t capacity = 0;
       ok = ParseUnsigned(argv[i + 1], &capacity) && capacity >= 1;
@@ -105,7 +105,7 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(
   // The sizing math builds its tables on first use (tens of ms): here, not in
   // the first BF.RESERVE, which must not hold the server that long.
   (void)blockbloom::ShapeForFpRate(rm::g_defaults.capacity,
-                                   rm::g_defaults.error_rate,
+                                   rm::g_defaults.fp_rate,
                                    /*compact_small_filters=*/false);
   // RDB loads report errors instead of stopping the server (a truncated or
   // damaged payload is refused: RESTORE fails, a startup load fails).

@@ -81,9 +81,9 @@ void EmitFileLoad(RedisModuleIO* aof, RedisModuleString* key,
   const std::string_view bytes = load.bytes();
   const LoadOptions& options = load.options();
   std::vector<std::string> extra;
-  if (options.error_rate.has_value()) {
+  if (options.fp_rate.has_value()) {
     extra.push_back("ERROR");
-    extra.push_back(absl::StrFormat("%.17g", *options.error_rate));
+    extra.push_back(absl::StrFormat("%.17g", *options.fp_rate));
   }
   if (options.capacity.has_value()) {
     extra.push_back("CAPACITY");

@@ -37,7 +37,7 @@ TEST(FilterStackTest, LayerZeroTakesTheFirstShareOfTheRate) {
       FilterStack::Create(Options(1000, 0.01, 1));
   ASSERT_TRUE(stack.ok()) << stack.status();
   EXPECT_DOUBLE_EQ(stack->layers()[0].fp_rate(), 0.0082);
-  EXPECT_DOUBLE_EQ(stack->options().error_rate, 0.01);
+  EXPECT_DOUBLE_EQ(stack->options().fp_rate, 0.01);
   // NONSCALING: one layer, at the whole rate.
   absl::StatusOr<FilterStack> fixed =
       FilterStack::Create(Options(1000, 0.01, 1, 2, /*nonscaling=*/true));
@@ -136,7 +136,7 @@ TEST(FilterStackTest, PrefetchingProbesAgreeOnDeepStacks) {
     SCOPED_TRACE(absl::StrCat("expansion ", expansion));
     FilterStack stack = MakeStack(Options(64, 0.05, 11, expansion), 0);
     GrowTo(stack, expansion == 1 ? 40 : 12, "d-");
-    const uint64_t held = stack.items();
+    const uint64_t held = stack.num_insertions();
     std::vector<std::string> keys;
     for (uint64_t i = 0; i < 20000; ++i) {
       keys.push_back(Key(i % 2 == 0 ? "d-" : "absent-", i / 2));

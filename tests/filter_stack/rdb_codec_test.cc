@@ -70,7 +70,7 @@ std::string SaveWithPieceBytes(const FilterStack& stack, uint64_t piece_bytes) {
   };
   const StackOptions& o = stack.options();
   u(o.nonscaling);
-  d(o.error_rate);
+  d(o.fp_rate);
   u(o.capacity);
   u(o.expansion);
   u(o.seed);

@@ -21,11 +21,11 @@ namespace blockbloom::redis_module::testing {
 // A max_bytes that limits nothing the tests build.
 inline constexpr uint64_t kNoLimit = uint64_t{1} << 40;
 
-inline StackOptions Options(uint64_t capacity, double error_rate, uint64_t seed,
+inline StackOptions Options(uint64_t capacity, double fp_rate, uint64_t seed,
                             uint32_t expansion = 2, bool nonscaling = false) {
   StackOptions o;
   o.capacity = capacity;
-  o.error_rate = error_rate;
+  o.fp_rate = fp_rate;
   o.seed = seed;
   o.expansion = expansion;
   o.nonscaling = nonscaling;
@@ -54,7 +54,7 @@ inline FilterStack MakeStack(const StackOptions& options, uint64_t keys,
 inline FilterStack MakeLegacyStack(const StackOptions& options, uint64_t keys,
                                    const std::string& prefix = "key-") {
   absl::StatusOr<Layer> first =
-      Layer::Create(options.capacity, options.error_rate);
+      Layer::Create(options.capacity, options.fp_rate);
   EXPECT_TRUE(first.ok()) << first.status();
   std::vector<Layer> layers;
   layers.push_back(*std::move(first));
@@ -68,7 +68,7 @@ inline FilterStack MakeLegacyStack(const StackOptions& options, uint64_t keys,
 
 // Options, layers, counts, bits and which pieces are allocated are equal.
 inline void ExpectSameStack(const FilterStack& a, const FilterStack& b) {
-  EXPECT_EQ(a.options().error_rate, b.options().error_rate);
+  EXPECT_EQ(a.options().fp_rate, b.options().fp_rate);
   EXPECT_EQ(a.options().capacity, b.options().capacity);
   EXPECT_EQ(a.options().expansion, b.options().expansion);
   EXPECT_EQ(a.options().nonscaling, b.options().nonscaling);

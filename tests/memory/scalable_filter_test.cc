@@ -1,6 +1,6 @@
-// ScalableFilter: grows past its initial capacity with the chain's false-
+// ScalableFilter: grows past its initial capacity with the stack's false-
 // positive rate under the target (100x the initial capacity inserted), stops
-// at the memory cap with a clear error, and serializes its chain.
+// at the memory cap with a clear error, and serializes its stack.
 #include "blockbloom/scalable_filter.h"
 
 #include <cmath>
@@ -255,7 +255,7 @@ TEST(ScalableFilterTest, DamagedChainsAreRejected) {
   newer[4] = 2;
   EXPECT_EQ(ScalableFilter::Deserialize(AsBytes(newer)).status().code(),
             absl::StatusCode::kUnimplemented);
-  // A cap below what the chain holds.
+  // A cap below what the stack holds.
   EXPECT_EQ(ScalableFilter::Deserialize(AsBytes(bytes), 1000).status().code(),
             absl::StatusCode::kResourceExhausted);
   // Unverified reading still checks the structure.
