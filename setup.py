@@ -18,9 +18,14 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 
 
 def version():
-    with open(os.path.join(ROOT, "CMakeLists.txt")) as f:
-        return re.search(r"project\(blockbloom VERSION ([0-9.]+)",
-                         f.read()).group(1)
+    """The release, from include/blockbloom/version.h (its one source, which
+    CMakeLists.txt reads the same way)."""
+    with open(os.path.join(ROOT, "include", "blockbloom", "version.h")) as f:
+        text = f.read()
+    return ".".join(
+        re.search(r"^inline constexpr int kVersion%s = ([0-9]+);$" % part,
+                  text, re.MULTILINE).group(1)
+        for part in ("Major", "Minor", "Patch"))
 
 
 class CMakeBuild(build_ext):

@@ -47,6 +47,7 @@
 #include "blockbloom/hash.h"
 #include "blockbloom/scalable_filter.h"
 #include "blockbloom/sizing.h"
+#include "blockbloom/version.h"
 #include "python/bindings.h"
 #include "python/buffers.h"
 #include "python/filter.h"
@@ -102,6 +103,9 @@ void DefineModule(py::module_& m) {
   m.attr("CorruptFilterError") = py::handle(g_corrupt_filter_error);
   m.attr("UnsupportedFilterError") = py::handle(g_unsupported_filter_error);
   m.attr("ResourceExhaustedError") = py::handle(g_resource_exhausted_error);
+  // The C++ library's Version() (blockbloom/version.h), which is also the
+  // package's version (setup.py reads the same header).
+  m.attr("__version__") = std::string(Version());
 
   m.def(
       "hash_key",

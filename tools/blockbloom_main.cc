@@ -21,16 +21,13 @@
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/str_cat.h"
+#include "blockbloom/version.h"
 #include "tools/command_line.h"
 #include "tools/commands.h"
 #include "tools/exit_codes.h"
 #include "tools/flags.h"
 #include "tools/report.h"
 #include "tools/usage.h"
-
-#ifndef BLOCKBLOOM_VERSION
-#define BLOCKBLOOM_VERSION "unknown"
-#endif
 
 namespace blockbloom::cli {
 namespace {
@@ -46,7 +43,7 @@ int Main(int argc, char** argv) {
       "'blockbloom --help' for the commands.");
   absl::FlagsUsageConfig config;
   config.version_string = [] {
-    return std::string("blockbloom " BLOCKBLOOM_VERSION "\n");
+    return "blockbloom " + std::string(Version()) + "\n";
   };
   absl::SetFlagsUsageConfig(config);
 
@@ -61,7 +58,7 @@ int Main(int argc, char** argv) {
         scanned.error);
   }
   if (scanned.version) {
-    Print("blockbloom " BLOCKBLOOM_VERSION "\n");
+    Print("blockbloom " + std::string(Version()) + "\n");
     return FinishOutput("");
   }
   bool help = scanned.help;

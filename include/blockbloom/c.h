@@ -112,6 +112,15 @@ enum { blockbloom_compression_none = 0, blockbloom_compression_zstd = 1 };
 BLOCKBLOOM_C_EXPORT void blockbloom_free(void* ptr);
 
 /* ------------------------------------------------------------------------
+   Version (blockbloom/version.h). */
+
+/* The version of the linked library, "major.minor.patch" (e.g. "0.1.0"):
+   blockbloom::Version(). A static string, never freed. Within one major
+   version (the shared library's SONAME, libblockbloom.so.<major>) the C API
+   only gains functions: docs/COMPATIBILITY.md. */
+BLOCKBLOOM_C_EXPORT const char* blockbloom_version(void);
+
+/* ------------------------------------------------------------------------
    Hashing (blockbloom/hash.h). */
 
 /* XXH3-64 of key[0, len) with seed: exactly blockbloom::HashKey. The hash

@@ -12,7 +12,8 @@ library).
 Classes: Filter (immutable; files of the CLI and of C++ SerializeFilter),
 BloomFilter (mutable, Guava-like), CountingFilter (with remove),
 ScalableFilter (grows). Keys are str (hashed as UTF-8) or bytes-like;
-hash_key(key, seed) equals C++ blockbloom::HashKey.
+hash_key(key, seed) equals C++ blockbloom::HashKey. __version__ is the C++
+library's blockbloom::Version() ("0.1.0"), the package's version too.
 
 Errors: every non-OK absl::Status of the C++ core raises a subclass of
 FilterError carrying the status message:
@@ -42,6 +43,7 @@ from ._blockbloom import (
     ResourceExhaustedError,
     ScalableFilter,
     UnsupportedFilterError,
+    __version__,
     active_simd_target,
     hash_fixed,
     hash_key,
@@ -49,6 +51,7 @@ from ._blockbloom import (
 )
 
 __all__ = [
+    "__version__",
     "BloomFilter",
     "CorruptFilterError",
     "CountingFilter",

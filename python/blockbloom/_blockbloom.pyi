@@ -32,6 +32,8 @@ def hash_fixed(keys: FixedKeys, width: Optional[int] = None,
                seed: int = 0) -> npt.NDArray[np.uint64]: ...
 def active_simd_target() -> str: ...
 
+__version__: str
+
 class Filter:
     @staticmethod
     def from_keys(keys: Iterable[Key], *, bits_per_key: float = 10.0,

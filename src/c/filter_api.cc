@@ -1,6 +1,7 @@
 // The C API (blockbloom/c.h) of hashing, sizing, FilterBuilder and Filter:
 // opaque handles around the C++ types (src/c/handles.h), errors as
 // malloc()ed strings, no exception across the boundary.
+#include "blockbloom/version.h"
 #include "src/c/handles.h"
 
 using blockbloom::c_api::FromShape;
@@ -14,6 +15,11 @@ using blockbloom::c_api::ToShape;
 extern "C" {
 
 void blockbloom_free(void* ptr) { std::free(ptr); }
+
+// --- Version ------------------------------------------------------------
+
+// Version() views a std::string, so its data() ends with a NUL.
+const char* blockbloom_version(void) { return blockbloom::Version().data(); }
 
 // --- Hashing ------------------------------------------------------------
 

@@ -12,12 +12,14 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "blockbloom/version.h"
 #include "src/redis_module/bf_commands.h"
 #include "src/redis_module/command_util.h"
 
@@ -361,6 +363,14 @@ void ReplyPair(RedisModuleCtx* ctx, const char* name, double value) {
   RedisModule_ReplyWithDouble(ctx, value);
 }
 
+// The last pair of every BB.INFO reply: the release that answers
+// (blockbloom::Version(); MODULE LIST shows it as an integer).
+void ReplyModuleVersion(RedisModuleCtx* ctx) {
+  RedisModule_ReplyWithSimpleString(ctx, "Module version");
+  const std::string_view version = Version();
+  RedisModule_ReplyWithStringBuffer(ctx, version.data(), version.size());
+}
+
 int BbInfo(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc != 2) return RedisModule_WrongArity(ctx);
   OpenedKey opened = OpenFilterKey(ctx, argv[1], REDISMODULE_READ);
@@ -372,7 +382,7 @@ int BbInfo(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   }
   const FilterValue& value = *opened.value;
   if (!value.ready()) {
-    RedisModule_ReplyWithArray(ctx, 6);
+    RedisModule_ReplyWithArray(ctx, 8);
     RedisModule_ReplyWithSimpleString(ctx, "State");
     RedisModule_ReplyWithSimpleString(
         ctx, value.chunks != nullptr || value.file != nullptr ? "loading"
@@ -384,10 +394,11 @@ int BbInfo(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     }
     ReplyPair(ctx, "Bytes received", static_cast<long long>(received));
     ReplyPair(ctx, "Bytes total", static_cast<long long>(total));
+    ReplyModuleVersion(ctx);
     return REDISMODULE_OK;
   }
   const FilterStack& stack = *value.stack;
-  RedisModule_ReplyWithArray(ctx, 20);
+  RedisModule_ReplyWithArray(ctx, 22);
   RedisModule_ReplyWithSimpleString(ctx, "State");
   RedisModule_ReplyWithSimpleString(ctx, "ready");
   ReplyPair(ctx, "Capacity", static_cast<long long>(stack.capacity()));
@@ -427,6 +438,7 @@ int BbInfo(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     ReplyPair(ctx, "Expected false-positive rate",
               expected.ok() ? *expected : 1.0);
   }
+  ReplyModuleVersion(ctx);
   return REDISMODULE_OK;
 }
 

@@ -19,6 +19,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "blockbloom/sizing.h"
+#include "blockbloom/version.h"
 #include "src/filter_stack/allocator.h"
 #include "src/filter_stack/filter_stack.h"
 #include "src/redis_module/bb_commands.h"
@@ -28,6 +29,14 @@
 
 namespace blockbloom::redis_module {
 namespace {
+
+// The version MODULE LIST shows: blockbloom::Version() encoded as RedisBloom
+// encodes its own, major * 10000 + minor * 100 + patch (0.1.0 is 100, as
+// RedisBloom 2.4.5 is 20405).
+static_assert(kVersionMinor < 100 && kVersionPatch < 100,
+              "the module version integer holds two digits per part");
+constexpr int kModuleVersion =
+    kVersionMajor * 10000 + kVersionMinor * 100 + kVersionPatch;
 
 void* RedisAlloc(size_t bytes) { return RedisModule_Alloc(bytes); }
 void* RedisCalloc(size_t bytes) { return RedisModule_Calloc(1, bytes); }
@@ -92,8 +101,8 @@ int ParseModuleArguments(RedisModuleCtx* ctx, RedisModuleString** argv,
 extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(
     RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   namespace rm = blockbloom::redis_module;
-  if (RedisModule_Init(ctx, "blockbloom", 1, REDISMODULE_APIVER_1) ==
-      REDISMODULE_ERR) {
+  if (RedisModule_Init(ctx, "blockbloom", rm::kModuleVersion,
+                       REDISMODULE_APIVER_1) == REDISMODULE_ERR) {
     return REDISMODULE_ERR;
   }
   rm::SetAllocator({rm::RedisAlloc, rm::RedisCalloc, rm::RedisFree});

@@ -116,6 +116,24 @@ static void TestHashAndSimd(void) {
   CHECK(strlen(blockbloom_active_simd_target()) > 0);
 }
 
+/* "major.minor.patch": three numbers and two dots, nothing else (the C++
+   version_test checks that it is blockbloom::Version()). */
+static void TestVersion(void) {
+  const char* v = blockbloom_version();
+  int dots = 0;
+  CHECK(v != NULL);
+  CHECK(v[0] >= '0' && v[0] <= '9');
+  for (; *v != '\0'; ++v) {
+    if (*v == '.') {
+      ++dots;
+      CHECK(v[1] >= '0' && v[1] <= '9');
+    } else {
+      CHECK(*v >= '0' && *v <= '9');
+    }
+  }
+  CHECK(dots == 2);
+}
+
 static void TestSizing(void) {
   char* err = NULL;
   blockbloom_shape_t shape, bad;
@@ -868,6 +886,7 @@ static void TestBloomFilter(void) {
 int main(int argc, char** argv) {
   if (argc > 1) testdata_dir = argv[1];
   TestHashAndSimd();
+  TestVersion();
   TestSizing();
   TestGoldenFiles();
   TestBuilderAndFilter();

@@ -3,6 +3,7 @@ buffers, queries one at a time and in batches, hashes equal to C++, and
 round trips through bytes and files."""
 
 import os
+import re
 
 import numpy as np
 import pytest
@@ -297,6 +298,21 @@ class TestRoundTrip:
         f = blockbloom.Filter.from_keys(KEYS[:10])
         assert "num_keys=10" in repr(f)
         assert blockbloom.active_simd_target()
+
+    def test_version_is_version_h(self):
+        """__version__ is the C++ library's Version(): the three numbers of
+        include/blockbloom/version.h, the one place the version is written
+        (setup.py gives pip the same)."""
+        root = os.path.dirname(os.path.dirname(os.path.dirname(
+            os.path.abspath(__file__))))
+        with open(os.path.join(root, "include", "blockbloom",
+                               "version.h")) as f:
+            text = f.read()
+        numbers = [re.search(r"^inline constexpr int kVersion%s = ([0-9]+);$"
+                             % part, text, re.MULTILINE).group(1)
+                   for part in ("Major", "Minor", "Patch")]
+        assert blockbloom.__version__ == ".".join(numbers)
+        assert "__version__" in blockbloom.__all__
 
 
 class TestReadme:

@@ -11,6 +11,7 @@
 #include "blockbloom/filter.h"
 #include "blockbloom/format.h"
 #include "blockbloom/sizing.h"
+#include "blockbloom/version.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/redis_module/module_client.h"
@@ -528,6 +529,29 @@ TEST_F(CommandsTest, BbInfo) {
   // A reserved, empty filter allocates nothing.
   ASSERT_THAT(Cmd({"BF.RESERVE", "bbi2", "0.01", "100000"}), IsStatus("OK"));
   EXPECT_THAT(Cmd({"BB.INFO", "bbi2"}).Field("Bytes allocated"), IsInt(0));
+}
+
+// The release that answers: BB.INFO's last pair is Version(), and MODULE
+// LIST's "ver" encodes it as RedisBloom does (major * 10000 + minor * 100 +
+// patch: 0.1.0 is 100).
+TEST_F(CommandsTest, BbInfoAndModuleListShowTheVersion) {
+  ASSERT_THAT(Cmd({"BF.ADD", "ver", "a"}), IsInt(1));
+  const Reply info = Cmd({"BB.INFO", "ver"});
+  ASSERT_TRUE(info.is_array()) << ::testing::PrintToString(info);
+  EXPECT_THAT(info.Field("Module version"), IsBulk(std::string(Version())));
+  EXPECT_EQ(info.elements[info.elements.size() - 2].str, "Module version");
+
+  const Reply modules = Cmd({"MODULE", "LIST"});
+  ASSERT_TRUE(modules.is_array()) << ::testing::PrintToString(modules);
+  bool found = false;
+  for (const Reply& module : modules.elements) {
+    if (module.Field("name").str != "blockbloom") continue;
+    found = true;
+    EXPECT_THAT(
+        module.Field("ver"),
+        IsInt(kVersionMajor * 10000 + kVersionMinor * 100 + kVersionPatch));
+  }
+  EXPECT_TRUE(found) << ::testing::PrintToString(modules);
 }
 
 TEST_F(CommandsTest, BbReserveSeedMakesKeysIdentical) {
