@@ -1,13 +1,34 @@
 // Builds a filter, serializes it, opens the bytes again and probes them: the
-// installed headers and library work from outside the source tree.
+// installed headers and library work from outside the source tree. Also
+// checks that they are one release: the library's Version() is the headers'
+// numbers and, when the build passes it, the package's version
+// (BLOCKBLOOM_PACKAGE_VERSION: CMake's blockbloom_VERSION, pkg-config's
+// --modversion).
 #include <cstdint>
 #include <cstdio>
 #include <string>
 
 #include "blockbloom/filter.h"
 #include "blockbloom/format.h"
+#include "blockbloom/version.h"
 
 int main() {
+  const std::string headers = std::to_string(blockbloom::kVersionMajor) + "." +
+                              std::to_string(blockbloom::kVersionMinor) + "." +
+                              std::to_string(blockbloom::kVersionPatch);
+  const std::string library(blockbloom::Version());
+  if (library != headers) {
+    std::fprintf(stderr, "library %s, headers %s\n", library.c_str(),
+                 headers.c_str());
+    return 1;
+  }
+#ifdef BLOCKBLOOM_PACKAGE_VERSION
+  if (library != BLOCKBLOOM_PACKAGE_VERSION) {
+    std::fprintf(stderr, "library %s, package %s\n", library.c_str(),
+                 BLOCKBLOOM_PACKAGE_VERSION);
+    return 1;
+  }
+#endif
   blockbloom::FilterOptions options;
   options.bits_per_key = 10;
   auto builder = blockbloom::FilterBuilder::Create(options);
@@ -43,9 +64,9 @@ int main() {
     false_positives += opened->MayContain("absent:" + std::to_string(i));
   }
   std::printf(
-      "consumer: 1000 keys, %zu bytes serialized, %d of 10000 absent keys "
-      "may match\n",
-      bytes->size(), false_positives);
+      "consumer: blockbloom %s, 1000 keys, %zu bytes serialized, %d of 10000 "
+      "absent keys may match\n",
+      library.c_str(), bytes->size(), false_positives);
   // 10 bits/key: about 1%; 3% would mean a broken filter.
   return false_positives < 300 ? 0 : 1;
 }
