@@ -1,4 +1,4 @@
-// What the RocksDB adapter's probe counters (src/rocksdb/probe_counters.h)
+// What the RocksDB adapter's probe counters (src/levels/probe_counters.h)
 // add to a probe: the same absent-key probes of one filter, with and without
 // CountProbe after each (--mode=plain|count: a bare loop over
 // Filter::MayContain; --mode=reader_plain|reader: through RocksDB's
@@ -10,7 +10,7 @@
 // and the same with --mode=count; the difference of the two totals over
 // --probes is the counters' instructions per probe. --hot_ranges: the
 // adapter's reader is a learned policy's, whose sampled probes also keep
-// their keys (src/rocksdb/range_heat.h).
+// their keys (src/levels/range_heat.h).
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -27,8 +27,8 @@
 #include "blockbloom/filter.h"
 #include "blockbloom/format.h"
 #include "blockbloom/rocksdb.h"
+#include "src/levels/probe_counters.h"
 #include "src/rocksdb/filter_bits.h"
-#include "src/rocksdb/probe_counters.h"
 
 ABSL_FLAG(std::string, mode, "both",
           "plain, count, reader_plain, reader, or both (timed)");

@@ -21,8 +21,8 @@
 #include "blockbloom/hash.h"
 #include "blockbloom/level_allocation.h"
 #include "src/rocksdb/filter_bits.h"
-#include "src/rocksdb/policy_state.h"
-#include "src/rocksdb/range_heat.h"
+#include "src/levels/policy_state.h"
+#include "src/levels/range_heat.h"
 #include "src/rocksdb/test_hooks.h"
 
 namespace blockbloom::internal {

@@ -1,4 +1,4 @@
-#include "src/rocksdb/probe_counters.h"
+#include "src/levels/probe_counters.h"
 
 #include <algorithm>
 #include <atomic>

@@ -1,4 +1,4 @@
-#include "src/rocksdb/range_heat.h"
+#include "src/levels/range_heat.h"
 
 #include <algorithm>
 #include <atomic>

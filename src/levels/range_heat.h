@@ -50,8 +50,8 @@
 //    the halves agree and beta -> 1.
 // A filter records its own shape: a change never makes a table unreadable
 // or a key missed. It only moves bits between the tables of a level.
-#ifndef BLOCKBLOOM_SRC_ROCKSDB_RANGE_HEAT_H_
-#define BLOCKBLOOM_SRC_ROCKSDB_RANGE_HEAT_H_
+#ifndef BLOCKBLOOM_SRC_LEVELS_RANGE_HEAT_H_
+#define BLOCKBLOOM_SRC_LEVELS_RANGE_HEAT_H_
 
 #include <atomic>
 #include <cstdint>
@@ -146,4 +146,4 @@ class RangeHeat {
 
 }  // namespace blockbloom::internal
 
-#endif  // BLOCKBLOOM_SRC_ROCKSDB_RANGE_HEAT_H_
+#endif  // BLOCKBLOOM_SRC_LEVELS_RANGE_HEAT_H_

@@ -23,7 +23,7 @@
 //   f(c) + lambda r_j c,  r_j = n_j / P_j (keys per probe),
 // and lambda is found by bisection so that memory equals the budget. f is
 // not convex everywhere, so the minimizer is taken on the lower convex hull
-// of f sampled every 1/32 bit (src/policy/rate_hull.h). Memory as a function
+// of f sampled every 1/32 bit (src/levels/rate_hull.h). Memory as a function
 // of lambda then moves in small steps, so after the bisection the budget's
 // remainder (at most one step) goes to the group with the most keys (the last
 // level), whose bits are the cheapest to adjust.
@@ -50,7 +50,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "blockbloom/sizing.h"
-#include "src/policy/rate_hull.h"
+#include "src/levels/rate_hull.h"
 #include "src/ribbon/sizing.h"
 
 namespace blockbloom {

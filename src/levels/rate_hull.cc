@@ -1,4 +1,4 @@
-#include "src/policy/rate_hull.h"
+#include "src/levels/rate_hull.h"
 
 #include <cstddef>
 

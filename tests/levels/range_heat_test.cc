@@ -1,10 +1,10 @@
-// Hot ranges (src/rocksdb/range_heat.h): the sampled probes' keys are
+// Hot ranges (src/levels/range_heat.h): the sampled probes' keys are
 // counted by key range and column family group, and the change of a table's
 // bits/key follows its range's probes per key: none under probes spread as
 // the keys are or hot only for a while, more bits for hot tables and fewer
 // for cold ones under lasting skew, and the level's memory kept (changes
 // averaging 0 over its keys).
-#include "src/rocksdb/range_heat.h"
+#include "src/levels/range_heat.h"
 
 #include <cmath>
 #include <cstdint>

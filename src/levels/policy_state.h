@@ -1,10 +1,10 @@
-// What a RocksDB policy and its readers share (src/rocksdb/rocksdb.cc): the
-// probe counters by (column family group, level of creation), the live
-// filters' keys, bytes and tables there, and the column family groups seen.
-// Readers keep it alive: RocksDB may keep a reader after the policy object is
-// gone.
-#ifndef BLOCKBLOOM_SRC_ROCKSDB_POLICY_STATE_H_
-#define BLOCKBLOOM_SRC_ROCKSDB_POLICY_STATE_H_
+// What an engine adapter's policy and its readers share (the RocksDB
+// adapter's, src/rocksdb/rocksdb.cc): the probe counters by (column family
+// group, level of creation), the live filters' keys, bytes and tables there,
+// and the column family groups seen. Readers keep it alive: an engine (RocksDB)
+// may keep a reader after the policy object is gone.
+#ifndef BLOCKBLOOM_SRC_LEVELS_POLICY_STATE_H_
+#define BLOCKBLOOM_SRC_LEVELS_POLICY_STATE_H_
 
 #include <algorithm>
 #include <atomic>
@@ -16,9 +16,9 @@
 
 #include "blockbloom/format.h"
 #include "blockbloom/hash.h"
-#include "src/rocksdb/learned_plan.h"
-#include "src/rocksdb/probe_counters.h"
-#include "src/rocksdb/range_heat.h"
+#include "src/levels/learned_plan.h"
+#include "src/levels/probe_counters.h"
+#include "src/levels/range_heat.h"
 
 namespace blockbloom::internal {
 
@@ -148,4 +148,4 @@ class PolicyState {
 
 }  // namespace blockbloom::internal
 
-#endif  // BLOCKBLOOM_SRC_ROCKSDB_POLICY_STATE_H_
+#endif  // BLOCKBLOOM_SRC_LEVELS_POLICY_STATE_H_

@@ -7,8 +7,8 @@
 // hull's slope crosses -s, which is the global minimizer over the samples.
 // Sampling every 1/32 bit puts a plan within 1/64 bit of the continuous
 // optimum, far below what a table's rounding to whole blocks moves.
-#ifndef BLOCKBLOOM_SRC_POLICY_RATE_HULL_H_
-#define BLOCKBLOOM_SRC_POLICY_RATE_HULL_H_
+#ifndef BLOCKBLOOM_SRC_LEVELS_RATE_HULL_H_
+#define BLOCKBLOOM_SRC_LEVELS_RATE_HULL_H_
 
 #include <functional>
 #include <memory>
@@ -41,4 +41,4 @@ class RateHull {
 
 }  // namespace blockbloom::internal
 
-#endif  // BLOCKBLOOM_SRC_POLICY_RATE_HULL_H_
+#endif  // BLOCKBLOOM_SRC_LEVELS_RATE_HULL_H_

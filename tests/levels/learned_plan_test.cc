@@ -1,8 +1,8 @@
-// The learned plan (src/rocksdb/learned_plan.h) and the probe counters
-// (src/rocksdb/probe_counters.h), without a DB: the prior is the model's
+// The learned plan (src/levels/learned_plan.h) and the probe counters
+// (src/levels/probe_counters.h), without a DB: the prior is the model's
 // plan, the budget holds over the live keys, the plan follows the probes and
 // adapts when they move, and the counters sum every thread's probes.
-#include "src/rocksdb/learned_plan.h"
+#include "src/levels/learned_plan.h"
 
 #include <cmath>
 #include <thread>
@@ -10,7 +10,7 @@
 
 #include "blockbloom/level_allocation.h"
 #include "gtest/gtest.h"
-#include "src/rocksdb/probe_counters.h"
+#include "src/levels/probe_counters.h"
 
 namespace blockbloom::internal {
 namespace {

@@ -1,4 +1,4 @@
-#include "src/rocksdb/learned_plan.h"
+#include "src/levels/learned_plan.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
-// Probe counters of the RocksDB adapter's readers: how many times the
-// filters of each (column family, level of creation) were probed and how
-// many answered "may match". The learned plan (src/rocksdb/learned_plan.h)
-// spends bits where the probes are.
+// Probe counters of an engine adapter's readers (the RocksDB adapter's): how
+// many times the filters of each (column family, level of creation) were probed
+// and how many answered "may match". The learned plan
+// (src/levels/learned_plan.h) spends bits where the probes are.
 //
 // The probe path must stay cheap (issue 33: at most 1 ns or 2% per probe)
 // and must not share a cache line between threads: a counter shared by the
@@ -28,8 +28,8 @@
 // policy and all its readers are gone. The next owner of a range starts from
 // the counts it finds (a baseline), so nothing needs to be zeroed in other
 // threads' blocks.
-#ifndef BLOCKBLOOM_SRC_ROCKSDB_PROBE_COUNTERS_H_
-#define BLOCKBLOOM_SRC_ROCKSDB_PROBE_COUNTERS_H_
+#ifndef BLOCKBLOOM_SRC_LEVELS_PROBE_COUNTERS_H_
+#define BLOCKBLOOM_SRC_LEVELS_PROBE_COUNTERS_H_
 
 #include <atomic>
 #include <cstdint>
@@ -109,4 +109,4 @@ class CounterRange {
 
 }  // namespace blockbloom::internal
 
-#endif  // BLOCKBLOOM_SRC_ROCKSDB_PROBE_COUNTERS_H_
+#endif  // BLOCKBLOOM_SRC_LEVELS_PROBE_COUNTERS_H_

@@ -1,6 +1,6 @@
 // The learned plan of one column family: the kind and bits/key of the tables
 // written at each level, from what the adapter's readers observed
-// (src/rocksdb/probe_counters.h) instead of the tree model alone
+// (src/levels/probe_counters.h) instead of the tree model alone
 // (docs/LEVELS.md, "The learned plan").
 //
 // Each level of creation l is one group of LevelAllocator::Optimize, and the
@@ -34,8 +34,8 @@
 // filter records its own shape, so a plan change, a reopen or a lost plan never
 // makes a table unreadable (no false negatives): the plan only decides NEW
 // tables' bits.
-#ifndef BLOCKBLOOM_SRC_ROCKSDB_LEARNED_PLAN_H_
-#define BLOCKBLOOM_SRC_ROCKSDB_LEARNED_PLAN_H_
+#ifndef BLOCKBLOOM_SRC_LEVELS_LEARNED_PLAN_H_
+#define BLOCKBLOOM_SRC_LEVELS_LEARNED_PLAN_H_
 
 #include <cstdint>
 #include <string>
@@ -169,4 +169,4 @@ class LearnedPlan {
 
 }  // namespace blockbloom::internal
 
-#endif  // BLOCKBLOOM_SRC_ROCKSDB_LEARNED_PLAN_H_
+#endif  // BLOCKBLOOM_SRC_LEVELS_LEARNED_PLAN_H_
