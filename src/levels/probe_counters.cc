@@ -58,43 +58,16 @@ std::vector<ProbeCount> SumLocked(Registry& r, int first, int n) {
   return out;
 }
 
-thread_local uint64_t sample_state = 0;  // xorshift; seeded per thread
-thread_local bool sample_every_probe = false;
-
 }  // namespace
 
-void CountSampledProbe(int slot, bool positive) {
-  ProbeSlot* block = thread_probe_block;
-  if (block == nullptr) block = NewThreadProbeBlock();
-  const uint64_t weight = sample_every_probe ? 1 : kSampleEvery;
-  ProbeSlot& s = block[slot];
-  s.probes.store(s.probes.load(std::memory_order_relaxed) + weight,
-                 std::memory_order_relaxed);
-  s.positives.store(
-      s.positives.load(std::memory_order_relaxed) + (positive ? weight : 0),
-      std::memory_order_relaxed);
-  if (sample_every_probe) {
-    thread_probe_countdown = 0;
-    return;
-  }
-  // The next interval, uniform in 1 .. 2 kSampleEvery - 1 (mean
-  // kSampleEvery): the countdown counts the probes skipped before it.
-  if (sample_state == 0) {
-    // Seeded per thread, the same in every run (reproducible counts).
-    static std::atomic<uint64_t> threads{0};
-    sample_state = (threads.fetch_add(1, std::memory_order_relaxed) + 1) *
-                   0x9E3779B97F4A7C15ULL;
-  }
-  sample_state ^= sample_state << 13;
-  sample_state ^= sample_state >> 7;
-  sample_state ^= sample_state << 17;
-  // Multiply-shift instead of a modulo (a division: tens of cycles).
-  thread_probe_countdown = static_cast<uint32_t>(
-      ((sample_state >> 32) * uint64_t{2 * kSampleEvery - 1}) >> 32);
+uint64_t FirstSampleState() {
+  static std::atomic<uint64_t> threads{0};
+  return (threads.fetch_add(1, std::memory_order_relaxed) + 1) *
+         0x9E3779B97F4A7C15ULL;
 }
 
 void SampleEveryProbeForTest(bool every) {
-  sample_every_probe = every;
+  thread_sample_every_probe = every;
   thread_probe_countdown = 0;
 }
 

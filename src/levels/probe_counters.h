@@ -60,8 +60,45 @@ ProbeSlot* NewThreadProbeBlock();
 inline thread_local ProbeSlot* thread_probe_block = nullptr;
 // Probes until the next sample (0 on a new thread: its first probe is one).
 inline thread_local uint32_t thread_probe_countdown = 0;
-// The sampled probe: counts it, draws the next interval.
-void CountSampledProbe(int slot, bool positive);
+// The sampler's xorshift state (0: not seeded yet) and the tests' switch.
+inline thread_local uint64_t thread_sample_state = 0;
+inline thread_local bool thread_sample_every_probe = false;
+// A new thread's first sampler state: the same in every run (reproducible
+// counts), another for each thread.
+uint64_t FirstSampleState();
+
+// The sampled probe: counts it, draws the next interval. Defined here so
+// that it is compiled with its caller, in the caller's code model: this
+// library is position-independent (it goes into shared objects), where a
+// thread-local costs a second instruction per access, and an adapter linked
+// into a program is not. noinline keeps it off the path of the probes that
+// are not sampled.
+[[gnu::noinline]] inline void CountSampledProbe(int slot, bool positive) {
+  ProbeSlot* block = thread_probe_block;
+  if (block == nullptr) block = NewThreadProbeBlock();
+  const uint64_t weight = thread_sample_every_probe ? 1 : kSampleEvery;
+  ProbeSlot& s = block[slot];
+  s.probes.store(s.probes.load(std::memory_order_relaxed) + weight,
+                 std::memory_order_relaxed);
+  s.positives.store(
+      s.positives.load(std::memory_order_relaxed) + (positive ? weight : 0),
+      std::memory_order_relaxed);
+  if (thread_sample_every_probe) {
+    thread_probe_countdown = 0;
+    return;
+  }
+  // The next interval, uniform in 1 .. 2 kSampleEvery - 1 (mean
+  // kSampleEvery): the countdown counts the probes skipped before it.
+  uint64_t x = thread_sample_state;
+  if (x == 0) x = FirstSampleState();
+  x ^= x << 13;
+  x ^= x >> 7;
+  x ^= x << 17;
+  thread_sample_state = x;
+  // Multiply-shift instead of a modulo (a division: tens of cycles).
+  thread_probe_countdown =
+      static_cast<uint32_t>(((x >> 32) * uint64_t{2 * kSampleEvery - 1}) >> 32);
+}
 
 // Whether this probe is the sampled one (and the countdown moves on). A
 // reader asks BEFORE it probes, so that the other probes return the filter's
