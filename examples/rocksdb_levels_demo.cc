@@ -284,7 +284,7 @@ std::string MedianRange(std::vector<double> v) {
 std::shared_ptr<const rocksdb::FilterPolicy> LevelAware(double budget) {
   blockbloom::FilterPolicy::Options o;
   o.bits_per_key = budget;
-  o.level_aware = true;
+  o.levels.level_aware = true;
   return *blockbloom::NewRocksDBFilterPolicy(o);
 }
 

@@ -29,11 +29,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!again.ok() || !SameBits(again->bits_per_key, options->bits_per_key) ||
       again->seed != options->seed ||
       again->verify_checksum != options->verify_checksum ||
-      again->level_aware != options->level_aware ||
-      !SameBits(again->level_size_multiplier, options->level_size_multiplier) ||
-      !SameBits(again->level_moved_fraction, options->level_moved_fraction) ||
-      again->ribbon_from_level != options->ribbon_from_level ||
-      again->ribbon_saves != options->ribbon_saves) {
+      again->levels.level_aware != options->levels.level_aware ||
+      !SameBits(again->levels.level_size_multiplier,
+                options->levels.level_size_multiplier) ||
+      !SameBits(again->levels.level_moved_fraction,
+                options->levels.level_moved_fraction) ||
+      again->levels.ribbon_from_level != options->levels.ribbon_from_level ||
+      again->levels.ribbon_saves != options->levels.ribbon_saves) {
     abort();
   }
   // Whatever parsed is either a valid policy or an error with a message.

@@ -145,7 +145,7 @@ int main(int argc, char** argv) {
   }
   blockbloom::FilterPolicy::Options ribbon;
   ribbon.bits_per_key = 10;
-  ribbon.ribbon_from_level = 1;
+  ribbon.levels.ribbon_from_level = 1;
   const std::vector<
       std::pair<const char*, std::shared_ptr<const rocksdb::FilterPolicy>>>
       policies = {

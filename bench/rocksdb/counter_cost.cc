@@ -35,10 +35,11 @@ ABSL_FLAG(std::string, mode, "both",
 ABSL_FLAG(int, keys, 50'000, "keys in the filter (10 bits/key: 64 KiB)");
 ABSL_FLAG(int, probes, 10'000'000, "absent-key probes per round");
 ABSL_FLAG(int, rounds, 5, "rounds; the best is reported");
-ABSL_FLAG(bool, hot_ranges, false,
-          "the adapter's reader of a learned policy with hot ranges "
-          "(FilterPolicy::Options::hot_ranges: its sampled probes also keep "
-          "their keys), not of a plain one");
+ABSL_FLAG(
+    bool, hot_ranges, false,
+    "the adapter's reader of a learned policy with hot ranges "
+    "(FilterPolicy::LevelOptions::hot_ranges: its sampled probes also keep "
+    "their keys), not of a plain one");
 
 namespace {
 
@@ -132,8 +133,8 @@ int main(int argc, char** argv) {
   const std::string block = *blockbloom::SerializeFilter(filter, write);
   blockbloom::FilterPolicy::Options policy_options;
   policy_options.bits_per_key = 10;
-  policy_options.level_aware = absl::GetFlag(FLAGS_hot_ranges);
-  policy_options.level_learned = absl::GetFlag(FLAGS_hot_ranges);
+  policy_options.levels.level_aware = absl::GetFlag(FLAGS_hot_ranges);
+  policy_options.levels.level_learned = absl::GetFlag(FLAGS_hot_ranges);
   auto policy = *blockbloom::NewRocksDBFilterPolicy(policy_options);
   std::unique_ptr<rocksdb::FilterBitsReader> counted(
       policy->GetFilterBitsReader(block));

@@ -166,17 +166,17 @@ std::shared_ptr<const rocksdb::FilterPolicy> MakePolicy(
   blockbloom::FilterPolicy::Options o;
   o.bits_per_key = budget;
   // "_flat": the learned plan without hot ranges (every table of a level
-  // at the plan's bits; FilterPolicy::Options::hot_ranges = false).
+  // at the plan's bits; FilterPolicy::LevelOptions::hot_ranges = false).
   const bool flat = absl::EndsWith(name, "_flat");
   const std::string base = flat ? name.substr(0, name.size() - 5) : name;
-  o.level_aware =
+  o.levels.level_aware =
       base == "model" || base == "learned" || base == "learned_ribbon";
-  o.level_learned = base == "learned" || base == "learned_ribbon";
-  o.hot_ranges = !flat;
+  o.levels.level_learned = base == "learned" || base == "learned_ribbon";
+  o.levels.hot_ranges = !flat;
   if (base == "learned_ribbon") {
-    o.ribbon_from_level = 1;
-    o.ribbon_saves =
-        blockbloom::FilterPolicy::Options::RibbonSaving::kFalseReads;
+    o.levels.ribbon_from_level = 1;
+    o.levels.ribbon_saves =
+        blockbloom::FilterPolicy::LevelOptions::RibbonSaving::kFalseReads;
   }
   return *blockbloom::NewRocksDBFilterPolicy(o);
 }

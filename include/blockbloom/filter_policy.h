@@ -37,50 +37,12 @@ struct PolicyAccess;  // src/policy/policy_access.h
 
 class FilterPolicy {
  public:
-  struct Options {
-    // Bits of filter per key, fractional values allowed. Each filter block
-    // also carries its trailer (none beyond LevelDB's own budget for the
-    // exact-size per-data-block filters, 56 bytes for per-SSTable filters):
-    // docs/FORMAT.md.
-    double bits_per_key = 10;
-    // Hash seed. Use the same one for the builder and reader of a DB.
-    // Compact and full blocks store it, so they are read correctly with
-    // another seed; exact-size blocks do not (see `exact_size`): the accurate
-    // encoding mixes it into its CRC, so another seed reads as damage and fails
-    // open, and in-place blocks cannot tell (the LevelDB adapter names the seed
-    // in its policy name instead).
-    uint64_t seed = 0;
-    // Verify each block's checksum when opening it, so that a damaged
-    // filter is detected and fails open. Turn off only if the engine
-    // verifies the block's bytes itself. (In-place blocks, the exact-size
-    // default, have no checksum of their own: see `exact_size`.)
-    bool verify_checksum = true;
-    // Exact-size blocks (FilterOptions::exact_size): each block, tag included,
-    // takes what LevelDB's built-in Bloom filter takes for the same keys at
-    // bits_per_key. For engines that build a filter per data block (the
-    // LevelDB adapter always sets it). By default a block is a standard
-    // Bloom filter and a one-byte tag (the in-place encoding), and
-    // KeyMayMatch probes the caller's bytes as they are: no copy, no cache,
-    // no checksum. Its integrity is the engine's block checksum (LevelDB:
-    // `paranoid_checks`; docs/FORMAT.md, "Integrity"). The seed is not
-    // stored in the block: readers need the same seed.
-    bool exact_size = false;
-    // Exact-size blocks only: the more accurate of a one-block Bloom filter and
-    // a compressed fingerprint set, with a CRC-16 of its own
-    // (FilterOptions::fewer_false_positives). At 7+ bits/key about half the
-    // false positives of the default in the same size, and damage is
-    // detected without the engine's checksum; probes go through the
-    // per-thread cache of verified blocks (probe_cache_bytes), which costs
-    // memory and, with thousands of filters, probe time. For data on disk,
-    // where each false positive is a read. docs/LEVELDB.md, "Which LevelDB
-    // mode".
-    bool fewer_false_positives = false;
-    // KeyMayMatch keeps, per thread, up to this many bytes of blocks it has
-    // opened and verified, and answers later probes of the same block from
-    // them (src/policy/probe_cache.h): the checksum is paid once per block, not
-    // once per probe. 0: open and verify on every probe. In-place blocks
-    // never go through it.
-    size_t probe_cache_bytes = size_t{16} << 20;
+  // The level settings (docs/LEVELS.md): which kind and bits/key each table
+  // of an LSM tree gets, from the level an engine builds it at (LevelHint)
+  // and, with level_learned, from the probes its readers count. The planning
+  // itself is the levels library (blockbloom/level_allocation.h); the member
+  // names are those of the RocksDB policy id (blockbloom/rocksdb.h).
+  struct LevelOptions {
     // Level-aware allocation (blockbloom/level_allocation.h, docs/LEVELS.md):
     // bits_per_key becomes the AVERAGE over an LSM tree, and each filter
     // built with a LevelHint gets the bits/key that minimizes false-positive
@@ -153,6 +115,55 @@ class FilterPolicy {
     bool hot_ranges = true;
   };
 
+  struct Options {
+    // Bits of filter per key, fractional values allowed. Each filter block
+    // also carries its trailer (none beyond LevelDB's own budget for the
+    // exact-size per-data-block filters, 56 bytes for per-SSTable filters):
+    // docs/FORMAT.md.
+    double bits_per_key = 10;
+    // Hash seed. Use the same one for the builder and reader of a DB.
+    // Compact and full blocks store it, so they are read correctly with
+    // another seed; exact-size blocks do not (see `exact_size`): the accurate
+    // encoding mixes it into its CRC, so another seed reads as damage and fails
+    // open, and in-place blocks cannot tell (the LevelDB adapter names the seed
+    // in its policy name instead).
+    uint64_t seed = 0;
+    // Verify each block's checksum when opening it, so that a damaged
+    // filter is detected and fails open. Turn off only if the engine
+    // verifies the block's bytes itself. (In-place blocks, the exact-size
+    // default, have no checksum of their own: see `exact_size`.)
+    bool verify_checksum = true;
+    // Exact-size blocks (FilterOptions::exact_size): each block, tag included,
+    // takes what LevelDB's built-in Bloom filter takes for the same keys at
+    // bits_per_key. For engines that build a filter per data block (the
+    // LevelDB adapter always sets it). By default a block is a standard
+    // Bloom filter and a one-byte tag (the in-place encoding), and
+    // KeyMayMatch probes the caller's bytes as they are: no copy, no cache,
+    // no checksum. Its integrity is the engine's block checksum (LevelDB:
+    // `paranoid_checks`; docs/FORMAT.md, "Integrity"). The seed is not
+    // stored in the block: readers need the same seed.
+    bool exact_size = false;
+    // Exact-size blocks only: the more accurate of a one-block Bloom filter and
+    // a compressed fingerprint set, with a CRC-16 of its own
+    // (FilterOptions::fewer_false_positives). At 7+ bits/key about half the
+    // false positives of the default in the same size, and damage is
+    // detected without the engine's checksum; probes go through the
+    // per-thread cache of verified blocks (probe_cache_bytes), which costs
+    // memory and, with thousands of filters, probe time. For data on disk,
+    // where each false positive is a read. docs/LEVELDB.md, "Which LevelDB
+    // mode".
+    bool fewer_false_positives = false;
+    // KeyMayMatch keeps, per thread, up to this many bytes of blocks it has
+    // opened and verified, and answers later probes of the same block from
+    // them (src/policy/probe_cache.h): the checksum is paid once per block, not
+    // once per probe. 0: open and verify on every probe. In-place blocks
+    // never go through it.
+    size_t probe_cache_bytes = size_t{16} << 20;
+    // The level settings; the defaults plan nothing (every table gets
+    // bits_per_key and the blocked kind).
+    LevelOptions levels;
+  };
+
   // InvalidArgument if bits_per_key is not a positive finite number or
   // ribbon_from_level is below -1.
   static absl::StatusOr<FilterPolicy> Create(const Options& options);
@@ -185,11 +196,11 @@ class FilterPolicy {
     void set_origin(const FilterOrigin& origin) { origin_ = origin; }
     // The bits/key of the blocks this builder finishes from now on (clamped
     // as NewBuilderWithBits clamps them; a ribbon that stands for the
-    // blocked kind's rate, Options::ribbon_saves kMemory, takes that rate
+    // blocked kind's rate, LevelOptions::ribbon_saves kMemory, takes that rate
     // at the new bits). The filter is sized at Finish(), so keys already
     // added count too. For an engine adapter that learns a table's bits
     // from its keys (the RocksDB adapter's hot ranges,
-    // Options::hot_ranges). Does nothing for an exact-size builder.
+    // LevelOptions::hot_ranges). Does nothing for an exact-size builder.
     void set_bits_per_key(double bits_per_key);
     // The bytes Finish() would append for `num_keys` distinct keys: exact
     // for the blocked kind and exact-size blocks; for a ribbon, its own
@@ -215,17 +226,17 @@ class FilterPolicy {
   // BitsPerKey(hint) bits/key; otherwise the same as NewBuilder().
   Builder NewBuilder(const LevelHint& hint) const;
   // The bits/key a builder for `hint` uses (Bloom-equivalent for a ribbon:
-  // Options::ribbon_from_level).
+  // LevelOptions::ribbon_from_level).
   double BitsPerKey(const LevelHint& hint) const;
-  // The kind a builder for `hint` asks for (Options::ribbon_from_level; with
-  // ribbon_saves kFalseReads and level_aware, the plan's choice).
+  // The kind a builder for `hint` asks for (LevelOptions::ribbon_from_level;
+  // with ribbon_saves kFalseReads and level_aware, the plan's choice).
   FilterKind KindFor(const LevelHint& hint) const;
   // A builder at `bits_per_key` (clamped to [LevelAllocator::kMinBitsPerKey,
   // kMaxBitsPerKey]): for an engine adapter with a plan of its own (the
   // RocksDB adapter's learned plan). With kind kRibbon (KindFor(hint)), a
   // ribbon for the blocked kind's rate at those bits (Bloom-equivalent:
-  // Options::ribbon_from_level), or with those bits (Options::ribbon_saves
-  // kFalseReads).
+  // LevelOptions::ribbon_from_level), or with those bits
+  // (LevelOptions::ribbon_saves kFalseReads).
   Builder NewBuilderWithBits(double bits_per_key,
                              FilterKind kind = FilterKind::kBlocked) const;
 
@@ -252,7 +263,8 @@ class FilterPolicy {
  private:
   explicit FilterPolicy(const Options& options);
   friend struct internal::PolicyAccess;
-  // The level_aware plan chooses each level's kind (Options::ribbon_saves).
+  // The level_aware plan chooses each level's kind
+  // (LevelOptions::ribbon_saves).
   bool PlansKinds() const;
   Options options_;
   internal::ProbeCacheConfig cache_;  // from options_

@@ -20,7 +20,7 @@
 // each with its false-positive rate curve and probe cost (KindCurve); each
 // group gets the kind and bits that minimize its false reads plus probe cost
 // at the common lambda: the blocked kind (BlockedFpRate) by default; with
-// the ribbon (RibbonFpRate) too, FilterPolicy::Options::ribbon_saves
+// the ribbon (RibbonFpRate) too, FilterPolicy::LevelOptions::ribbon_saves
 // kFalseReads (docs/LEVELS.md, "The kind per level").
 //
 //   auto alloc = blockbloom::LevelAllocator::Create({.bits_per_key = 10});

@@ -32,11 +32,11 @@
 // builder keeps its keys' hashes and checks every one against the finished
 // filter (MaybePostVerify); a mismatch fails the table write with Corruption.
 //
-// Level-aware filters (FilterPolicy::Options::level_aware): bits_per_key is
-// the average, and each table gets bits/key from its FilterBuildingContext
+// Level-aware filters (FilterPolicy::LevelOptions::level_aware): bits_per_key
+// is the average, and each table gets bits/key from its FilterBuildingContext
 // (level, bottommost or not, compaction style): docs/LEVELS.md.
 //
-// The kind per level (FilterPolicy::Options::ribbon_from_level, like
+// The kind per level (FilterPolicy::LevelOptions::ribbon_from_level, like
 // RocksDB's Ribbon `bloom_before_level`): with 1, flushes and L0 get the
 // blocked kind (built often, probed by every Get) and every table written at
 // L1 or below a ribbon at the same rate in ~30% fewer bytes; bits_per_key is
@@ -125,7 +125,7 @@ struct RocksDBLevelReport {
   uint64_t filter_bytes = 0;   // their filter blocks
   uint64_t probes = 0;         // of their filters
   uint64_t positives = 0;      // "may match" answers (true positives too)
-  // Hot ranges (FilterPolicy::Options::hot_ranges), of the tables this
+  // Hot ranges (FilterPolicy::LevelOptions::hot_ranges), of the tables this
   // process built at this level: how many asked, how many got bits/key
   // other than the plan's, and the mean |change| over their keys (the
   // changes average about 0: the level's memory stays the plan's), and

@@ -41,7 +41,7 @@ absl::Status AppendMatchAll(std::string* dst) {
 
 // The rate of the blocked kind at `bits_per_key` on a large table, the
 // "Bloom-equivalent" rate a ribbon level is built for
-// (Options::ribbon_from_level). A fixed table size keeps the rate the same
+// (LevelOptions::ribbon_from_level). A fixed table size keeps the rate the same
 // for every table of a level: from ~1000 keys on, where the ribbon is built,
 // the blocked kind's rate hardly depends on n. 0 if the shape cannot be
 // computed (the caller builds the blocked kind).
@@ -67,18 +67,18 @@ absl::StatusOr<FilterPolicy> FilterPolicy::Create(const Options& options) {
         absl::StrCat("bits_per_key must be a positive finite number, got ",
                      options.bits_per_key));
   }
-  if (options.ribbon_from_level < -1) {
+  if (options.levels.ribbon_from_level < -1) {
     return absl::InvalidArgumentError(
         absl::StrCat("ribbon_from_level must be >= -1 (-1: ribbon everywhere; "
                      "kNoRibbon: never), got ",
-                     options.ribbon_from_level));
+                     options.levels.ribbon_from_level));
   }
   FilterPolicy policy(options);
-  if (options.level_aware) {
+  if (options.levels.level_aware) {
     LevelAllocator::Options level;
     level.bits_per_key = options.bits_per_key;
-    level.level_size_multiplier = options.level_size_multiplier;
-    level.moved_fraction = options.level_moved_fraction;
+    level.level_size_multiplier = options.levels.level_size_multiplier;
+    level.moved_fraction = options.levels.level_moved_fraction;
     if (policy.PlansKinds()) {
       // Both kinds at their real rates. The kind listed first is the one of
       // files of unknown level (Choose): the ribbon only with -1.
@@ -86,8 +86,8 @@ absl::StatusOr<FilterPolicy> FilterPolicy::Create(const Options& options) {
       KindCurve ribbon;
       ribbon.kind = FilterKind::kRibbon;
       ribbon.fp_rate = RibbonFpRate;
-      ribbon.first_level = std::max(options.ribbon_from_level, 0);
-      level.kinds = options.ribbon_from_level < 0
+      ribbon.first_level = std::max(options.levels.ribbon_from_level, 0);
+      level.kinds = options.levels.ribbon_from_level < 0
                         ? std::vector<KindCurve>{ribbon, blocked}
                         : std::vector<KindCurve>{blocked, ribbon};
     }
@@ -108,9 +108,10 @@ FilterPolicy::Builder FilterPolicy::NewBuilder(const LevelHint& hint) const {
 }
 
 bool FilterPolicy::PlansKinds() const {
-  return options_.level_aware &&
-         options_.ribbon_saves == Options::RibbonSaving::kFalseReads &&
-         options_.ribbon_from_level != Options::kNoRibbon &&
+  return options_.levels.level_aware &&
+         options_.levels.ribbon_saves ==
+             LevelOptions::RibbonSaving::kFalseReads &&
+         options_.levels.ribbon_from_level != LevelOptions::kNoRibbon &&
          !options_.exact_size;
 }
 
@@ -119,7 +120,7 @@ FilterKind FilterPolicy::KindFor(const LevelHint& hint) const {
       hint.compaction == LevelHint::Compaction::kLeveled && hint.level >= 0) {
     return allocator_->Choose(hint).kind;
   }
-  return !options_.exact_size && hint.level >= options_.ribbon_from_level
+  return !options_.exact_size && hint.level >= options_.levels.ribbon_from_level
              ? FilterKind::kRibbon
              : FilterKind::kBlocked;
 }
@@ -138,8 +139,8 @@ FilterPolicy::Builder FilterPolicy::NewBuilderWithBits(double bits_per_key,
           : options_.bits_per_key;
   options.seed = options_.seed;
   if (kind == FilterKind::kRibbon && !options_.exact_size &&
-      options_.ribbon_saves == Options::RibbonSaving::kFalseReads) {
-    // Its own bits (Options::ribbon_saves); tables too small for a ribbon
+      options_.levels.ribbon_saves == LevelOptions::RibbonSaving::kFalseReads) {
+    // Its own bits (LevelOptions::ribbon_saves); tables too small for a ribbon
     // get the blocked kind at the same bits (FilterOptions::kind).
     FilterOptions ribbon;
     ribbon.kind = FilterKind::kRibbon;

@@ -62,21 +62,24 @@ std::string RocksDBPolicyId(const FilterPolicy::Options& options) {
       {FilterPolicy::kName, ":", Number(options.bits_per_key),
        ":seed:", std::to_string(options.seed),
        ":verify_checksum:", options.verify_checksum ? "1" : "0",
-       ":level_aware:", options.level_aware ? "1" : "0",
-       ":level_size_multiplier:", Number(options.level_size_multiplier),
-       ":level_moved_fraction:", Number(options.level_moved_fraction),
-       options.level_learned ? ":level_learned:1" : "",
+       ":level_aware:", options.levels.level_aware ? "1" : "0",
+       ":level_size_multiplier:", Number(options.levels.level_size_multiplier),
+       ":level_moved_fraction:", Number(options.levels.level_moved_fraction),
+       options.levels.level_learned ? ":level_learned:1" : "",
        // Only when off (on is the default), for the same reason.
-       options.level_learned && !options.hot_ranges ? ":hot_ranges:0" : "",
+       options.levels.level_learned && !options.levels.hot_ranges
+           ? ":hot_ranges:0"
+           : "",
        // Only when set, so ids (and OPTIONS files) of policies without
        // ribbon levels stay what earlier versions wrote and read.
-       options.ribbon_from_level == FilterPolicy::Options::kNoRibbon
+       options.levels.ribbon_from_level == FilterPolicy::LevelOptions::kNoRibbon
            ? ""
            : ":ribbon_from_level:",
-       options.ribbon_from_level == FilterPolicy::Options::kNoRibbon
+       options.levels.ribbon_from_level == FilterPolicy::LevelOptions::kNoRibbon
            ? ""
-           : std::to_string(options.ribbon_from_level),
-       options.ribbon_saves == FilterPolicy::Options::RibbonSaving::kFalseReads
+           : std::to_string(options.levels.ribbon_from_level),
+       options.levels.ribbon_saves ==
+               FilterPolicy::LevelOptions::RibbonSaving::kFalseReads
            ? ":ribbon_saves:false_reads"
            : ""});
 }
@@ -108,21 +111,21 @@ absl::StatusOr<FilterPolicy::Options> ParseRocksDBPolicyId(
     } else if (name == "verify_checksum") {
       ok = ParseBool(value, &options.verify_checksum);
     } else if (name == "level_aware") {
-      ok = ParseBool(value, &options.level_aware);
+      ok = ParseBool(value, &options.levels.level_aware);
     } else if (name == "level_size_multiplier") {
-      ok = ParseNumber(value, &options.level_size_multiplier);
+      ok = ParseNumber(value, &options.levels.level_size_multiplier);
     } else if (name == "level_moved_fraction") {
-      ok = ParseNumber(value, &options.level_moved_fraction);
+      ok = ParseNumber(value, &options.levels.level_moved_fraction);
     } else if (name == "level_learned") {
-      ok = ParseBool(value, &options.level_learned);
+      ok = ParseBool(value, &options.levels.level_learned);
     } else if (name == "hot_ranges") {
-      ok = ParseBool(value, &options.hot_ranges);
+      ok = ParseBool(value, &options.levels.hot_ranges);
     } else if (name == "ribbon_from_level") {
-      ok = ParseNumber(value, &options.ribbon_from_level);
+      ok = ParseNumber(value, &options.levels.ribbon_from_level);
     } else if (name == "ribbon_saves") {
-      using Saving = FilterPolicy::Options::RibbonSaving;
+      using Saving = FilterPolicy::LevelOptions::RibbonSaving;
       ok = value == "memory" || value == "false_reads";
-      options.ribbon_saves =
+      options.levels.ribbon_saves =
           value == "false_reads" ? Saving::kFalseReads : Saving::kMemory;
     } else {
       return absl::InvalidArgumentError(

@@ -46,9 +46,10 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
   explicit RocksDBFilterPolicy(blockbloom::FilterPolicy policy)
       : policy_(std::move(policy)),
         id_(internal::RocksDBPolicyId(policy_.options())),
-        state_(std::make_shared<PolicyState>(policy_.options().level_aware &&
-                                             policy_.options().level_learned &&
-                                             policy_.options().hot_ranges)) {
+        state_(std::make_shared<PolicyState>(
+            policy_.options().levels.level_aware &&
+            policy_.options().levels.level_learned &&
+            policy_.options().levels.hot_ranges)) {
     // The policy's own plan: the same budget and kinds.
     if (const LevelAllocator* a = internal::PolicyAccess::Allocator(policy_)) {
       allocator_ = std::make_unique<LevelAllocator>(*a);
@@ -211,7 +212,8 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
           // `blockbloom rocksdb`): its plan is still the prior, the model.
           add(name, g, hint.level, o,
               plan_kinds ? c.kind : policy_.KindFor(hint), c.bits_per_key,
-              c.fp_rate, policy_.options().level_learned ? "prior" : "model");
+              c.fp_rate,
+              policy_.options().levels.level_learned ? "prior" : "model");
         } else {
           add(name, g, hint.level, o, policy_.KindFor(hint),
               policy_.options().bits_per_key,
@@ -255,7 +257,7 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
     }
     // One level only: every table is an L0 file, each probed, all alike.
     if (context.num_levels == 1) hint.level = -1;
-    if (!policy_.options().level_aware ||
+    if (!policy_.options().levels.level_aware ||
         hint.compaction != LevelHint::Compaction::kLeveled || hint.level < 0) {
       return hint;
     }
@@ -315,7 +317,7 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
   LevelAllocator::Choice ChoiceFor(
       const LevelHint& hint,
       const rocksdb::FilterBuildingContext& context) const {
-    if (!allocator_ || !policy_.options().level_learned ||
+    if (!allocator_ || !policy_.options().levels.level_learned ||
         hint.compaction != LevelHint::Compaction::kLeveled || hint.level < 0) {
       // The counters are read only for a level-aware flush.
       const bool kept = allocator_ && hint.level == 0 &&
@@ -353,7 +355,7 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
     return choice;
   }
 
-  // What a table's builder needs for hot ranges (Options::hot_ranges):
+  // What a table's builder needs for hot ranges (LevelOptions::hot_ranges):
   // the bottommost tables (below L0) of a learned plan. Only those: they
   // hold most keys and false reads (the upper levels have 2-3x the bits),
   // and the live ones cover the key space whatever the rewrites, so the

@@ -20,9 +20,9 @@
 #include "blockbloom/format.h"
 #include "blockbloom/hash.h"
 #include "blockbloom/level_allocation.h"
-#include "src/rocksdb/filter_bits.h"
 #include "src/levels/policy_state.h"
 #include "src/levels/range_heat.h"
+#include "src/rocksdb/filter_bits.h"
 #include "src/rocksdb/test_hooks.h"
 
 namespace blockbloom::internal {
@@ -32,7 +32,7 @@ inline std::string_view View(const rocksdb::Slice& s) {
 }
 
 // What a builder needs to give its table the bits of its key range's probes
-// (FilterPolicy::Options::hot_ranges; range_heat.h). heat null: none.
+// (FilterPolicy::LevelOptions::hot_ranges; range_heat.h). heat null: none.
 struct HotRangeContext {
   RangeHeat* heat = nullptr;  // the policy's, which outlives its builders
   int group = 0;              // the column family's dense group

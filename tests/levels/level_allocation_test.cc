@@ -61,7 +61,7 @@ TEST(LevelAllocationTest, RejectsOutOfRangeOptions) {
     EXPECT_FALSE(LevelAllocator::Create(o).ok()) << moved;
   }
   FilterPolicy::Options p;
-  p.level_aware = true;
+  p.levels.level_aware = true;
   p.bits_per_key = 45;
   EXPECT_FALSE(FilterPolicy::Create(p).ok());
 }
@@ -206,7 +206,7 @@ TEST(LevelAllocationTest, HintsMapToThePlan) {
 
 TEST(LevelAllocationTest, PolicyBuildsTheChosenDensity) {
   FilterPolicy::Options o;
-  o.level_aware = true;
+  o.levels.level_aware = true;
   const FilterPolicy policy = *FilterPolicy::Create(o);
   LevelHint h;
   h.level = 1;

@@ -1,4 +1,4 @@
-// FilterPolicy::Options::ribbon_from_level: which builders get the ribbon
+// FilterPolicy::LevelOptions::ribbon_from_level: which builders get the ribbon
 // kind, and that a ribbon level keeps the rate bits_per_key gives the blocked
 // kind ("Bloom-equivalent" bits/key, as RocksDB's Ribbon) in fewer bytes;
 // with ribbon_saves = kFalseReads, that it keeps the bytes and lowers the
@@ -41,8 +41,8 @@ FilterKind KindOf(const std::string& block) {
 
 TEST(KindPerLevelTest, DefaultIsBlockedEverywhere) {
   const FilterPolicy policy = *FilterPolicy::Create({});
-  EXPECT_EQ(policy.options().ribbon_from_level,
-            FilterPolicy::Options::kNoRibbon);
+  EXPECT_EQ(policy.options().levels.ribbon_from_level,
+            FilterPolicy::LevelOptions::kNoRibbon);
   for (int level : {-1, 0, 1, 6, 100}) {
     EXPECT_EQ(policy.KindFor(AtLevel(level)), FilterKind::kBlocked) << level;
   }
@@ -51,7 +51,7 @@ TEST(KindPerLevelTest, DefaultIsBlockedEverywhere) {
 
 TEST(KindPerLevelTest, RibbonFromTheLevelDown) {
   FilterPolicy::Options o;
-  o.ribbon_from_level = 1;
+  o.levels.ribbon_from_level = 1;
   const FilterPolicy policy = *FilterPolicy::Create(o);
   EXPECT_EQ(policy.KindFor(AtLevel(-1)), FilterKind::kBlocked);
   EXPECT_EQ(policy.KindFor(AtLevel(0)), FilterKind::kBlocked);
@@ -71,7 +71,7 @@ TEST(KindPerLevelTest, RibbonFromTheLevelDown) {
   // (Tables of a few dozen keys get the ribbon's rate, better than the
   // blocked kind's at their size, in more bytes: 50 keys, 109 against 67.)
   FilterPolicy::Options blocked_only = o;
-  blocked_only.ribbon_from_level = FilterPolicy::Options::kNoRibbon;
+  blocked_only.levels.ribbon_from_level = FilterPolicy::LevelOptions::kNoRibbon;
   const FilterPolicy blocked = *FilterPolicy::Create(blocked_only);
   for (int n : {300, 1000, 5000}) {
     const std::string small = Block(policy, AtLevel(2), n);
@@ -79,12 +79,13 @@ TEST(KindPerLevelTest, RibbonFromTheLevelDown) {
     EXPECT_LT(small.size(), Block(blocked, AtLevel(2), n).size()) << n;
   }
 
-  o.ribbon_from_level = -1;  // everywhere, files of unknown level included
+  o.levels.ribbon_from_level =
+      -1;  // everywhere, files of unknown level included
   EXPECT_EQ(FilterPolicy::Create(o)->KindFor(AtLevel(-1)), FilterKind::kRibbon);
-  o.ribbon_from_level = -2;
+  o.levels.ribbon_from_level = -2;
   EXPECT_FALSE(FilterPolicy::Create(o).ok());
   // Exact-size policies (per-data-block filters) never build ribbons.
-  o.ribbon_from_level = -1;
+  o.levels.ribbon_from_level = -1;
   o.exact_size = true;
   EXPECT_EQ(FilterPolicy::Create(o)->KindFor(AtLevel(3)), FilterKind::kBlocked);
 }
@@ -97,7 +98,7 @@ TEST(KindPerLevelTest, BloomEquivalentBitsPerKey) {
   for (double bits : {6.0, 10.0, 16.0}) {
     FilterPolicy::Options o;
     o.bits_per_key = bits;
-    o.ribbon_from_level = 1;
+    o.levels.ribbon_from_level = 1;
     const FilterPolicy policy = *FilterPolicy::Create(o);
     const std::string blocked = Block(policy, AtLevel(0), kKeys);
     const std::string ribbon = Block(policy, AtLevel(1), kKeys);
@@ -132,8 +133,8 @@ TEST(KindPerLevelTest, BloomEquivalentBitsPerKey) {
 TEST(KindPerLevelTest, LevelAwarePlanBitsAreBloomEquivalent) {
   constexpr int kKeys = 50'000;
   FilterPolicy::Options o;
-  o.level_aware = true;
-  o.ribbon_from_level = 1;
+  o.levels.level_aware = true;
+  o.levels.ribbon_from_level = 1;
   const FilterPolicy policy = *FilterPolicy::Create(o);
   LevelHint hint;
   hint.level = 2;
@@ -160,8 +161,8 @@ TEST(KindPerLevelTest, FalseReadsKeepTheBytesAndLowerTheRate) {
   constexpr int kKeys = 100'000;
   constexpr int kProbes = 400'000;
   FilterPolicy::Options o;
-  o.ribbon_from_level = 1;
-  o.ribbon_saves = FilterPolicy::Options::RibbonSaving::kFalseReads;
+  o.levels.ribbon_from_level = 1;
+  o.levels.ribbon_saves = FilterPolicy::LevelOptions::RibbonSaving::kFalseReads;
   const FilterPolicy policy = *FilterPolicy::Create(o);
   EXPECT_EQ(policy.KindFor(AtLevel(0)), FilterKind::kBlocked);
   EXPECT_EQ(policy.KindFor(AtLevel(3)), FilterKind::kRibbon);
@@ -195,11 +196,11 @@ TEST(KindPerLevelTest, FalseReadsKeepTheBytesAndLowerTheRate) {
 // the blocked plan's at the same memory.
 TEST(KindPerLevelTest, LevelAwarePlanChoosesTheKinds) {
   FilterPolicy::Options o;
-  o.level_aware = true;
-  o.ribbon_from_level = 1;
-  o.ribbon_saves = FilterPolicy::Options::RibbonSaving::kFalseReads;
+  o.levels.level_aware = true;
+  o.levels.ribbon_from_level = 1;
+  o.levels.ribbon_saves = FilterPolicy::LevelOptions::RibbonSaving::kFalseReads;
   const FilterPolicy policy = *FilterPolicy::Create(o);
-  o.ribbon_saves = FilterPolicy::Options::RibbonSaving::kMemory;
+  o.levels.ribbon_saves = FilterPolicy::LevelOptions::RibbonSaving::kMemory;
   const FilterPolicy memory = *FilterPolicy::Create(o);
 
   LevelAllocator::Options both_kinds;

@@ -1,4 +1,4 @@
-// The kind per level (FilterPolicy::Options::ribbon_from_level) in a real
+// The kind per level (FilterPolicy::LevelOptions::ribbon_from_level) in a real
 // leveled RocksDB 7.8: flushes and L0 get blocked filters, the levels below
 // ribbons at the same rate in fewer bytes; no present key is missed; the
 // setting survives the OPTIONS file; partitioned filters and
@@ -43,16 +43,16 @@ constexpr int kFlushed = 1500;
 FilterPolicy::Options RibbonBelowL0() {
   FilterPolicy::Options o;
   o.bits_per_key = 10;
-  o.ribbon_from_level = 1;
+  o.levels.ribbon_from_level = 1;
   return o;
 }
 
 // The learned level-aware plan over both kinds (ribbon_saves kFalseReads).
 FilterPolicy::Options LearnedBothKinds() {
   FilterPolicy::Options o = RibbonBelowL0();
-  o.level_aware = true;
-  o.level_learned = true;
-  o.ribbon_saves = FilterPolicy::Options::RibbonSaving::kFalseReads;
+  o.levels.level_aware = true;
+  o.levels.level_learned = true;
+  o.levels.ribbon_saves = FilterPolicy::LevelOptions::RibbonSaving::kFalseReads;
   return o;
 }
 
@@ -207,7 +207,7 @@ TEST(RocksDBKindTest, RibbonBelowL0NoFalseNegativesAndOptionsFileReopen) {
   const FilterPolicy::Options* loaded =
       LoadPolicyOptions(dir.path(), &db_options, &cfs);
   ASSERT_NE(loaded, nullptr);
-  EXPECT_EQ(loaded->ribbon_from_level, 1);
+  EXPECT_EQ(loaded->levels.ribbon_from_level, 1);
   EXPECT_EQ(loaded->bits_per_key, 10);
   db_options.statistics = rocksdb::CreateDBStatistics();
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
@@ -291,9 +291,9 @@ TEST(RocksDBKindTest, RibbonSavesFalseReadsAtTheBudgetsMemory) {
   const FilterPolicy::Options* loaded =
       LoadPolicyOptions(dir.path(), &db_options, &cfs);
   ASSERT_NE(loaded, nullptr);
-  EXPECT_EQ(loaded->ribbon_saves,
-            FilterPolicy::Options::RibbonSaving::kFalseReads);
-  EXPECT_TRUE(loaded->level_learned);
+  EXPECT_EQ(loaded->levels.ribbon_saves,
+            FilterPolicy::LevelOptions::RibbonSaving::kFalseReads);
+  EXPECT_TRUE(loaded->levels.level_learned);
 }
 
 // kKeys ascending keys, flushed, compactions done.
@@ -348,7 +348,7 @@ TEST(RocksDBKindTest, KeptFlushesTakeTheBudgetInTheModelPlan) {
   ScratchDir dir("rocksdb_kind_ascending_model");
   FilterPolicy::Options o;
   o.bits_per_key = 10;
-  o.level_aware = true;
+  o.levels.level_aware = true;
   const auto policy = *NewRocksDBFilterPolicy(o);
   rocksdb::Options options = SmallTree(policy);
   options.level_compaction_dynamic_level_bytes = true;
@@ -368,7 +368,7 @@ TEST(RocksDBKindTest, KeptFlushesTakeTheBudgetInTheModelPlan) {
 TEST(RocksDBKindTest, PartitionedRibbonWithPostVerify) {
   ScratchDir dir("rocksdb_kind_partitioned");
   FilterPolicy::Options o = RibbonBelowL0();
-  o.ribbon_from_level = 0;  // flushes too
+  o.levels.ribbon_from_level = 0;  // flushes too
   rocksdb::Options options = testing::OptionsWith(*NewRocksDBFilterPolicy(o));
   rocksdb::BlockBasedTableOptions table =
       *options.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
@@ -400,7 +400,7 @@ TEST(RocksDBKindTest, PartitionedRibbonWithPostVerify) {
 TEST(RocksDBKindTest, PostVerifyCatchesADamagedRibbon) {
   ScratchDir dir("rocksdb_kind_verify");
   FilterPolicy::Options o = RibbonBelowL0();
-  o.ribbon_from_level = 0;  // the flush builds a ribbon
+  o.levels.ribbon_from_level = 0;  // the flush builds a ribbon
   rocksdb::Options options = testing::OptionsWith(*NewRocksDBFilterPolicy(o));
   rocksdb::BlockBasedTableOptions table =
       *options.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();

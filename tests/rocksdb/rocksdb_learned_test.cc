@@ -44,8 +44,8 @@ using testing::ValueFor;
 std::shared_ptr<const rocksdb::FilterPolicy> Policy(bool learned) {
   FilterPolicy::Options o;
   o.bits_per_key = 10;
-  o.level_aware = true;
-  o.level_learned = learned;
+  o.levels.level_aware = true;
+  o.levels.level_learned = learned;
   return *NewRocksDBFilterPolicy(o);
 }
 
@@ -351,9 +351,9 @@ TEST_F(RocksDBLearnedTest, HotRangesGiveTheTablesProbedMostMoreBits) {
     ScratchDir dir("rocksdb_hot_ranges");
     FilterPolicy::Options o;
     o.bits_per_key = 10;
-    o.level_aware = true;
-    o.level_learned = true;
-    o.hot_ranges = hot_ranges;
+    o.levels.level_aware = true;
+    o.levels.level_learned = true;
+    o.levels.hot_ranges = hot_ranges;
     auto policy = *NewRocksDBFilterPolicy(o);
     rocksdb::Options options = SmallTree(policy);
     auto db = OpenDB(options, dir.path());

@@ -69,7 +69,7 @@ LevelAllocator Allocator(double bits) {
 std::shared_ptr<const rocksdb::FilterPolicy> LevelAwarePolicy(double bits) {
   FilterPolicy::Options o;
   o.bits_per_key = bits;
-  o.level_aware = true;
+  o.levels.level_aware = true;
   return *NewRocksDBFilterPolicy(o);
 }
 

@@ -225,7 +225,7 @@ TEST_P(RocksDBCalculateSpaceTest, IsWhatFinishMakesAtTheRateEstimated) {
   options.bits_per_key = p.bits_per_key;
   // Ribbons from L0 on (a builder for level 1 below); blocked everywhere
   // otherwise.
-  if (p.ribbon) options.ribbon_from_level = 0;
+  if (p.ribbon) options.levels.ribbon_from_level = 0;
   auto policy = NewRocksDBFilterPolicy(options);
   ASSERT_TRUE(policy.ok()) << policy.status();
   rocksdb::BlockBasedTableOptions table;
@@ -442,7 +442,7 @@ TEST(RocksDBPartitionTest, RibbonPartitionsAreAsLargeAsBlockedOnes) {
   options.bits_per_key = 10;
   const std::vector<uint64_t> blocked =
       PartitionBytes(options, "rocksdb_mirror_partitions_blocked");
-  options.ribbon_from_level = -1;  // ribbons everywhere, flushes too
+  options.levels.ribbon_from_level = -1;  // ribbons everywhere, flushes too
   const std::vector<uint64_t> ribbon =
       PartitionBytes(options, "rocksdb_mirror_partitions_ribbon");
   ASSERT_GT(blocked.size(), 10u);

@@ -43,10 +43,10 @@ FilterPolicy::Options Unusual() {
   o.bits_per_key = 7.3;  // not a round number: must survive exactly
   o.seed = 0x9e3779b97f4a7c15;
   o.verify_checksum = false;
-  o.level_aware = true;
-  o.level_size_multiplier = 8;
-  o.level_moved_fraction = 0.25;
-  o.ribbon_from_level = 2;
+  o.levels.level_aware = true;
+  o.levels.level_size_multiplier = 8;
+  o.levels.level_moved_fraction = 0.25;
+  o.levels.ribbon_from_level = 2;
   return o;
 }
 
@@ -55,13 +55,13 @@ void ExpectSameOptions(const FilterPolicy::Options& a,
   EXPECT_EQ(a.bits_per_key, b.bits_per_key);
   EXPECT_EQ(a.seed, b.seed);
   EXPECT_EQ(a.verify_checksum, b.verify_checksum);
-  EXPECT_EQ(a.level_aware, b.level_aware);
-  EXPECT_EQ(a.level_size_multiplier, b.level_size_multiplier);
-  EXPECT_EQ(a.level_moved_fraction, b.level_moved_fraction);
-  EXPECT_EQ(a.ribbon_from_level, b.ribbon_from_level);
-  EXPECT_EQ(a.ribbon_saves, b.ribbon_saves);
-  EXPECT_EQ(a.level_learned, b.level_learned);
-  EXPECT_EQ(a.hot_ranges, b.hot_ranges);
+  EXPECT_EQ(a.levels.level_aware, b.levels.level_aware);
+  EXPECT_EQ(a.levels.level_size_multiplier, b.levels.level_size_multiplier);
+  EXPECT_EQ(a.levels.level_moved_fraction, b.levels.level_moved_fraction);
+  EXPECT_EQ(a.levels.ribbon_from_level, b.levels.ribbon_from_level);
+  EXPECT_EQ(a.levels.ribbon_saves, b.levels.ribbon_saves);
+  EXPECT_EQ(a.levels.level_learned, b.levels.level_learned);
+  EXPECT_EQ(a.levels.hot_ranges, b.levels.hot_ranges);
 }
 
 TEST(RocksDBPolicyIdTest, RoundTripsEverySetting) {
@@ -83,33 +83,34 @@ TEST(RocksDBPolicyIdTest, RoundTripsEverySetting) {
             10.0 / 3);
   // Without ribbon levels the id is what earlier versions wrote.
   EXPECT_EQ(internal::RocksDBPolicyId(third).find("ribbon"), std::string::npos);
-  third.ribbon_from_level = -1;
+  third.levels.ribbon_from_level = -1;
   EXPECT_EQ(internal::ParseRocksDBPolicyId(internal::RocksDBPolicyId(third))
-                ->ribbon_from_level,
+                ->levels.ribbon_from_level,
             -1);
   // ribbon_saves only when it is not the default.
   EXPECT_EQ(internal::RocksDBPolicyId(third).find("ribbon_saves"),
             std::string::npos);
-  third.ribbon_saves = FilterPolicy::Options::RibbonSaving::kFalseReads;
+  third.levels.ribbon_saves =
+      FilterPolicy::LevelOptions::RibbonSaving::kFalseReads;
   const std::string saves = internal::RocksDBPolicyId(third);
   EXPECT_NE(saves.find(":ribbon_saves:false_reads"), std::string::npos);
-  EXPECT_EQ(internal::ParseRocksDBPolicyId(saves)->ribbon_saves,
-            FilterPolicy::Options::RibbonSaving::kFalseReads);
+  EXPECT_EQ(internal::ParseRocksDBPolicyId(saves)->levels.ribbon_saves,
+            FilterPolicy::LevelOptions::RibbonSaving::kFalseReads);
   EXPECT_EQ(
       internal::ParseRocksDBPolicyId("blockbloom.v1:10:ribbon_saves:memory")
-          ->ribbon_saves,
-      FilterPolicy::Options::RibbonSaving::kMemory);
+          ->levels.ribbon_saves,
+      FilterPolicy::LevelOptions::RibbonSaving::kMemory);
   EXPECT_FALSE(
       internal::ParseRocksDBPolicyId("blockbloom.v1:10:ribbon_saves:disk")
           .ok());
   // hot_ranges only when a learned policy turns it off: other ids stay
   // what earlier versions wrote.
   FilterPolicy::Options learned;
-  learned.level_aware = true;
-  learned.level_learned = true;
+  learned.levels.level_aware = true;
+  learned.levels.level_learned = true;
   EXPECT_EQ(internal::RocksDBPolicyId(learned).find("hot_ranges"),
             std::string::npos);
-  learned.hot_ranges = false;
+  learned.levels.hot_ranges = false;
   const std::string flat = internal::RocksDBPolicyId(learned);
   EXPECT_NE(flat.find(":level_learned:1:hot_ranges:0"), std::string::npos);
   ExpectSameOptions(*internal::ParseRocksDBPolicyId(flat), learned);
@@ -125,7 +126,7 @@ TEST(RocksDBPolicyIdTest, OldIdAndPairsInAnyOrder) {
   ASSERT_TRUE(some.ok()) << some.status();
   EXPECT_EQ(some->bits_per_key, 12);
   EXPECT_EQ(some->seed, 7u);
-  EXPECT_TRUE(some->level_aware);
+  EXPECT_TRUE(some->levels.level_aware);
   EXPECT_TRUE(some->verify_checksum);
 }
 
@@ -227,7 +228,7 @@ const rocksdb::BlockBasedTableOptions* TableOptionsOf(
 TEST(RocksDBOptionsTest, OptionsFileRoundTripAndReopenKeepsFilters) {
   ScratchDir dir("rocksdb_options_file");
   FilterPolicy::Options settings = Unusual();
-  settings.level_aware = false;  // every table at exactly 7.3 bits/key
+  settings.levels.level_aware = false;  // every table at exactly 7.3 bits/key
   {
     rocksdb::Options options = OptionsWith(*NewRocksDBFilterPolicy(settings));
     auto db = OpenDB(options, dir.path());
