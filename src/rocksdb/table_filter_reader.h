@@ -11,10 +11,10 @@
 
 #include "absl/types/span.h"
 #include "blockbloom/filter.h"
-#include "src/rocksdb/filter_bits.h"
 #include "src/levels/policy_state.h"
 #include "src/levels/probe_counters.h"
 #include "src/levels/range_heat.h"
+#include "src/rocksdb/filter_bits.h"
 #include "src/rocksdb/table_filter_builder.h"
 #include "src/rocksdb/test_hooks.h"
 
