@@ -144,6 +144,16 @@ class RangeHeat {
   Stats stats_[kGroups][kLevels];
 };
 
+// What a builder needs to give its table the bits of its key range's probes
+// (FilterPolicy::LevelOptions::hot_ranges). heat null: none.
+struct HotRangeContext {
+  RangeHeat* heat = nullptr;  // the policy's, which outlives its builders
+  int group = 0;              // the column family's dense group
+  int plan_group = 0;         // the table's (LearnedPlan::GroupOf)
+  uint64_t level_keys = 0;    // live keys of that plan group
+  double slope = 0;           // -d ln(fp rate) / d bits/key at the planned bits
+};
+
 }  // namespace blockbloom::internal
 
 #endif  // BLOCKBLOOM_SRC_LEVELS_RANGE_HEAT_H_

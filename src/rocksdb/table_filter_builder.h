@@ -31,16 +31,6 @@ inline std::string_view View(const rocksdb::Slice& s) {
   return {s.data(), s.size()};
 }
 
-// What a builder needs to give its table the bits of its key range's probes
-// (FilterPolicy::LevelOptions::hot_ranges; range_heat.h). heat null: none.
-struct HotRangeContext {
-  RangeHeat* heat = nullptr;  // the policy's, which outlives its builders
-  int group = 0;              // the column family's dense group
-  int plan_group = 0;         // the table's (LearnedPlan::GroupOf)
-  uint64_t level_keys = 0;    // live keys of that plan group
-  double slope = 0;           // -d ln(fp rate) / d bits/key at the planned bits
-};
-
 class TableFilterBuilder final : public rocksdb::FilterBitsBuilder {
  public:
   TableFilterBuilder(const blockbloom::FilterPolicy& policy,

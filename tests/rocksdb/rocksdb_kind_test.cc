@@ -194,7 +194,7 @@ TEST(RocksDBKindTest, RibbonBelowL0NoFalseNegativesAndOptionsFileReopen) {
     // the ribbon levels were probed.
     uint64_t probes_below_l0 = 0;
     // The report names the kind each level's new tables get.
-    for (const RocksDBLevelReport& r : RocksDBFilterReport(policy.get())) {
+    for (const LevelReport& r : RocksDBFilterReport(policy.get())) {
       EXPECT_GE(r.level, 0) << RocksDBFilterReportText(policy.get());
       EXPECT_EQ(r.kind, r.level >= 1 ? "ribbon" : "blocked");
       if (r.level >= 1) probes_below_l0 += r.probes;
@@ -253,7 +253,7 @@ TEST(RocksDBKindTest, RibbonSavesFalseReadsAtTheBudgetsMemory) {
     const std::map<int, double> bits = BitsPerKeyByLevel(db.get(), &keys);
     // The report gives the plan's kind per level: blocked for L0, ribbons
     // for the levels that hold keys below it.
-    for (const RocksDBLevelReport& r : RocksDBFilterReport(policy.get())) {
+    for (const LevelReport& r : RocksDBFilterReport(policy.get())) {
       if (r.level == 0) {
         EXPECT_EQ(r.kind, "blocked");
       } else if (keys.count(r.level)) {
@@ -326,7 +326,7 @@ TEST(RocksDBKindTest, KeptFlushesGetRibbonsAtTheBudget) {
   EXPECT_LT(bits, 11.0);
   const auto rows = RocksDBFilterReport(policy.get());
   bool l0 = false;
-  for (const RocksDBLevelReport& r : rows) {
+  for (const LevelReport& r : rows) {
     if (r.level != 0) continue;
     l0 = true;
     EXPECT_EQ(r.kind, "ribbon") << RocksDBFilterReportText(policy.get());

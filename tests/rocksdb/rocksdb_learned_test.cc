@@ -81,9 +81,9 @@ std::string Block(const FilterOrigin& origin, int keys) {
   return *SerializeFilter(*builder.Finish(), write);
 }
 
-std::map<int, RocksDBLevelReport> ByLevel(const rocksdb::FilterPolicy* p) {
-  std::map<int, RocksDBLevelReport> out;
-  for (const RocksDBLevelReport& r : RocksDBFilterReport(p)) out[r.level] = r;
+std::map<int, LevelReport> ByLevel(const rocksdb::FilterPolicy* p) {
+  std::map<int, LevelReport> out;
+  for (const LevelReport& r : RocksDBFilterReport(p)) out[r.level] = r;
   return out;
 }
 
@@ -148,7 +148,7 @@ TEST_F(RocksDBLearnedTest, BottommostBlocksAreOneRowAtTheDeepestLevel) {
     readers.emplace_back(policy->GetFilterBitsReader(b));
   }
   int bottom_rows = 0;
-  for (const RocksDBLevelReport& r : RocksDBFilterReport(policy.get())) {
+  for (const LevelReport& r : RocksDBFilterReport(policy.get())) {
     if (r.bottommost) {
       ++bottom_rows;
       EXPECT_EQ(r.level, 5);
@@ -180,7 +180,7 @@ TEST_F(RocksDBLearnedTest, EveryTableRecordsItsLevelAndIsCounted) {
   // Every live table's filter was read with an origin: rows by level of
   // creation, none of unknown origin, and the live keys add up.
   uint64_t keys = 0, tables = 0, probes = 0;
-  for (const RocksDBLevelReport& r : RocksDBFilterReport(policy.get())) {
+  for (const LevelReport& r : RocksDBFilterReport(policy.get())) {
     EXPECT_GE(r.level, 0) << RocksDBFilterReportText(policy.get());
     EXPECT_EQ(r.column_family, "default");
     EXPECT_EQ(r.plan, "model");
@@ -227,7 +227,7 @@ TEST_F(RocksDBLearnedTest, LearnedPlanHasNoFalseNegativesAcrossReopen) {
     EXPECT_EQ(c.found_absent, 0);
     const auto rows = RocksDBFilterReport(policy.get());
     ASSERT_FALSE(rows.empty());
-    for (const RocksDBLevelReport& r : rows) EXPECT_EQ(r.plan, "learned");
+    for (const LevelReport& r : rows) EXPECT_EQ(r.plan, "learned");
   }
   // A new policy object: no memory of the plan, every table still read.
   auto fresh = Policy(true);
@@ -287,7 +287,7 @@ TEST_F(RocksDBLearnedTest, DefaultLevelSizesKeepTheBudget) {
   const std::string report = RocksDBFilterReportText(policy.get());
   // Bottommost tables hold most keys.
   uint64_t bottom_keys = 0, all_keys = 0;
-  for (const RocksDBLevelReport& r : RocksDBFilterReport(policy.get())) {
+  for (const LevelReport& r : RocksDBFilterReport(policy.get())) {
     all_keys += r.keys;
     if (r.bottommost) bottom_keys += r.keys;
   }
@@ -388,14 +388,14 @@ TEST_F(RocksDBLearnedTest, HotRangesGiveTheTablesProbedMostMoreBits) {
     ASSERT_GT(d.hot_keys, 0u);
     ASSERT_GT(d.cold_keys, 0u);
     // The deepest level's tables are bottommost: their row is the
-    // bottommost tables' (RocksDBLevelReport::bottommost).
+    // bottommost tables' (LevelReport::bottommost).
     const auto rows = RocksDBFilterReport(policy.get());
     const auto bottom =
         std::find_if(rows.begin(), rows.end(),
-                     [](const RocksDBLevelReport& r) { return r.bottommost; });
+                     [](const LevelReport& r) { return r.bottommost; });
     ASSERT_NE(bottom, rows.end()) << RocksDBFilterReportText(policy.get());
     EXPECT_EQ(bottom->level, d.level);
-    const RocksDBLevelReport& r = *bottom;
+    const LevelReport& r = *bottom;
     if (hot_ranges) {
       EXPECT_GT(d.hot_bits, d.cold_bits + 2)
           << d.hot_bits << " " << d.cold_bits;

@@ -91,7 +91,7 @@ int RunRocksDB(const std::vector<std::string>& args) {
   }
   for (const rocksdb::FilterPolicy* policy : policies) {
     Print(absl::StrCat("policy ", policy->GetId(), "\n"));
-    for (const RocksDBLevelReport& r : RocksDBFilterReport(policy)) {
+    for (const LevelReport& r : RocksDBFilterReport(policy)) {
       const auto name = names.find(r.group);
       Print(absl::StrFormat(
           "cf=%s level=%d%s plan=%s kind=%s bits_per_key=%.2f "
