@@ -7,8 +7,10 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "blockbloom/filter.h"
 #include "blockbloom/format.h"
 #include "blockbloom/sizing.h"
+#include "src/core/simd_target.h"
 #include "tools/commands.h"
 #include "tools/fill_estimate.h"
 #include "tools/filter_file.h"
@@ -98,6 +100,8 @@ std::string Json(const Report& r) {
   json.Add("minor_version", info.minor_version);
   json.Add("encoding", EncodingName(info.encoding));
   json.Add("kind", KindName(info.kind));
+  json.Add("simd_target", ActiveSimdTarget());
+  json.Add("simd_target_source", internal::SimdTargetSource());
   if (info.kind == FilterKind::kRibbon) {
     // No lanes, blocks or probes: a ribbon's geometry is its layers.
     for (const char* name :
@@ -167,6 +171,10 @@ std::string Text(const Report& r) {
                    : ribbon ? "ribbon (layer table and footer with key count)"
                             : "full (footer with key count)");
   line("kind", KindName(info.kind));
+  // What this process probes it with (the same on every target; only the
+  // speed differs).
+  line("SIMD target", absl::StrCat(ActiveSimdTarget(), " (",
+                                   internal::SimdTargetSource(), ")"));
   if (ribbon) {
     line("block", "64 slots, in layers (docs/FORMAT.md)");
     line("seed", absl::StrFormat("%d (0x%016x)", info.seed, info.seed));

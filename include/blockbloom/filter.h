@@ -327,9 +327,24 @@ class FilterBuilder {
   uint64_t last_hash_ = 0;
 };
 
-// The SIMD instruction set the probes run with on this CPU, chosen at run time
-// ("AVX3" is AVX-512, then "AVX2", "SSE4", "NEON", "EMU128"/"SCALAR").
+// The SIMD instruction set the probes of filters opened or built from now on
+// run with, chosen at run time: Highway's target names, "AVX3" (AVX-512),
+// "AVX2", "SSE4", "SSSE3", "NEON", "EMU128"/"SCALAR". By default the widest
+// the CPU has, except on Intel CPUs with AVX2, where the probes use 256-bit
+// vectors: inside RocksDB's db_bench there, the 512-bit probe made the whole
+// Get slower although it is faster alone (docs/BENCHMARKS.md, "The SIMD
+// target inside RocksDB"). A ribbon's kernels follow the same width.
 const char* ActiveSimdTarget();
+
+// Chooses the SIMD target of the filters opened or built from now on (open
+// filters keep theirs): one of ActiveSimdTarget's names that this CPU has,
+// any case; "best", the widest (AVX-512 included); or "auto", the default
+// rule above. The environment variable BLOCKBLOOM_SIMD_TARGET takes the same
+// values and applies from the first filter (a bad value is reported on
+// stderr and ignored). InvalidArgument, naming the targets this CPU has, for
+// any other name. Every target gives the same answers (bit-identical to the
+// scalar reference); only the speed differs.
+absl::Status SetSimdTarget(std::string_view name);
 
 }  // namespace blockbloom
 

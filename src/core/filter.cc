@@ -10,6 +10,7 @@
 #include "src/core/layout.h"
 #include "src/core/probe.h"
 #include "src/core/probe_small.h"
+#include "src/core/simd_target.h"
 #include "src/core/sizing_internal.h"
 
 namespace blockbloom {
@@ -152,5 +153,9 @@ const char* FilterKindName(FilterKind kind) {
 }
 
 const char* ActiveSimdTarget() { return internal::ActiveTargetName(); }
+
+absl::Status SetSimdTarget(std::string_view name) {
+  return internal::SetSimdTargetByName(name);
+}
 
 }  // namespace blockbloom

@@ -19,6 +19,7 @@
 #include "src/core/layout.h"
 #include "src/core/probe.h"
 #include "src/core/probe_small.h"
+#include "src/core/simd_target.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace blockbloom::internal {
@@ -437,9 +438,7 @@ namespace blockbloom::internal {
 HWY_EXPORT(GetKernels);
 
 const Kernels* ActiveKernels() {
-  hwy::ChosenTarget& chosen = hwy::GetChosenTarget();
-  if (!chosen.IsInitialized()) chosen.Update(hwy::SupportedTargets());
-  return HWY_DYNAMIC_DISPATCH(GetKernels)();
+  return HWY_DISPATCH_TABLE(GetKernels)[ChosenIndex()]();
 }
 
 // Other lane widths: the scalar reference (src/core/probe_small.cc). A Filter

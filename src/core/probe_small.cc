@@ -19,6 +19,7 @@
 #include "src/core/layout.h"
 #include "src/core/probe_adapters-inl.h"
 #include "src/core/probe_small.h"
+#include "src/core/simd_target.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace blockbloom::internal {
@@ -106,9 +107,7 @@ constexpr Kernels kScalarKernels =
 
 const Kernels* SpreadKernels(uint64_t size_bytes) {
   if (size_bytes < 4) return &kScalarKernels;
-  hwy::ChosenTarget& chosen = hwy::GetChosenTarget();
-  if (!chosen.IsInitialized()) chosen.Update(hwy::SupportedTargets());
-  return HWY_DYNAMIC_DISPATCH(GetSpreadKernels)();
+  return HWY_DISPATCH_TABLE(GetSpreadKernels)[ChosenIndex()]();
 }
 
 const Kernels* ScalarLaneKernels() { return &kScalarKernels; }

@@ -19,6 +19,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "blockbloom/filter.h"
 #include "blockbloom/version.h"
 #include "src/redis_module/bf_commands.h"
 #include "src/redis_module/command_util.h"
@@ -363,9 +364,13 @@ void ReplyPair(RedisModuleCtx* ctx, const char* name, double value) {
   RedisModule_ReplyWithDouble(ctx, value);
 }
 
-// The last pair of every BB.INFO reply: the release that answers
+// The last two pairs of every BB.INFO reply: the SIMD target the module's
+// probes use (ActiveSimdTarget: the rule's, or BLOCKBLOOM_SIMD_TARGET's in
+// the server's environment), and the release that answers
 // (blockbloom::Version(); MODULE LIST shows it as an integer).
-void ReplyModuleVersion(RedisModuleCtx* ctx) {
+void ReplyModuleFields(RedisModuleCtx* ctx) {
+  RedisModule_ReplyWithSimpleString(ctx, "SIMD target");
+  RedisModule_ReplyWithSimpleString(ctx, ActiveSimdTarget());
   RedisModule_ReplyWithSimpleString(ctx, "Module version");
   const std::string_view version = Version();
   RedisModule_ReplyWithStringBuffer(ctx, version.data(), version.size());
@@ -382,7 +387,7 @@ int BbInfo(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   }
   const FilterValue& value = *opened.value;
   if (!value.ready()) {
-    RedisModule_ReplyWithArray(ctx, 8);
+    RedisModule_ReplyWithArray(ctx, 10);
     RedisModule_ReplyWithSimpleString(ctx, "State");
     RedisModule_ReplyWithSimpleString(
         ctx, value.chunks != nullptr || value.file != nullptr ? "loading"
@@ -394,11 +399,11 @@ int BbInfo(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     }
     ReplyPair(ctx, "Bytes received", static_cast<long long>(received));
     ReplyPair(ctx, "Bytes total", static_cast<long long>(total));
-    ReplyModuleVersion(ctx);
+    ReplyModuleFields(ctx);
     return REDISMODULE_OK;
   }
   const FilterStack& stack = *value.stack;
-  RedisModule_ReplyWithArray(ctx, 22);
+  RedisModule_ReplyWithArray(ctx, 24);
   RedisModule_ReplyWithSimpleString(ctx, "State");
   RedisModule_ReplyWithSimpleString(ctx, "ready");
   ReplyPair(ctx, "Capacity", static_cast<long long>(stack.capacity()));
@@ -438,7 +443,7 @@ int BbInfo(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     ReplyPair(ctx, "Expected false-positive rate",
               expected.ok() ? *expected : 1.0);
   }
-  ReplyModuleVersion(ctx);
+  ReplyModuleFields(ctx);
   return REDISMODULE_OK;
 }
 

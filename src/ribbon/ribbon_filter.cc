@@ -1,16 +1,26 @@
 #include "src/ribbon/ribbon_filter.h"
 
+#include <algorithm>
 #include <new>
 #include <utility>
 
 #include "src/core/filter_access.h"
+#include "src/core/simd_target.h"
 #include "src/ribbon/view.h"
 
 namespace blockbloom::internal::ribbon {
 
 Isa ActiveIsa() {
-  static const Isa isa = BestIsa();
-  return isa;
+  // The CPU's best, capped at the vector width the SIMD target rule or
+  // override allows (src/core/simd_target.h), so that one rule holds for
+  // every kind.
+  static const Isa best = BestIsa();
+  const int bits = AllowedVectorBits();
+  const Isa cap = bits >= 512   ? Isa::kAvx512
+                  : bits >= 256 ? Isa::kAvx2
+                  : bits >= 128 ? Isa::kPopcnt
+                                : Isa::kPlain;
+  return std::min(best, cap);
 }
 
 Filter MakeRibbonFilter(std::unique_ptr<AlignedBuffer> storage,

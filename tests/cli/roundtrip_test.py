@@ -12,7 +12,7 @@ import math
 import os
 
 import cli_support
-from cli_support import (CliTestCase, lines, numbered)
+from cli_support import (EXIT_OK, CliTestCase, lines, numbered, run)
 
 
 class RoundTripTest(CliTestCase):
@@ -65,6 +65,41 @@ class RoundTripTest(CliTestCase):
         # The per-key answers agree with the count.
         self.assertEqual(sum(self.query(self.path("f.bbf"), absent)),
                          counted["may_contain"])
+
+    def test_simd_target_from_the_environment(self):
+        """BLOCKBLOOM_SIMD_TARGET chooses the probes' target (info reports
+        it and where it came from); every target answers alike; a bad value
+        is reported and the rule kept."""
+        keys = numbered(b"key-", 3000)
+        f = self.build(keys)
+        absent = numbered(b"absent-", 20000)
+        rule = self.info(f)
+        self.assertIn("rule", rule["simd_target_source"])
+        expected = self.query(f, absent)
+        env = dict(os.environ)
+        for target in ("SCALAR", "EMU128", "SSSE3", "SSE4", "AVX2", "AVX3",
+                       "best"):
+            env["BLOCKBLOOM_SIMD_TARGET"] = target
+            info = run(["info", "--json", f], env=env)
+            self.assertEqual(info.returncode, EXIT_OK, info.stderr)
+            got = json.loads(info.stdout)
+            if b"ignored" in info.stderr:  # not a target of this CPU
+                self.assertIn("rule", got["simd_target_source"])
+                continue
+            self.assertEqual(got["simd_target_source"],
+                             "BLOCKBLOOM_SIMD_TARGET")
+            if target != "best":
+                self.assertEqual(got["simd_target"], target)
+            answers = run(["query", f, "-"], stdin=lines(absent), env=env)
+            self.assertEqual(answers.returncode, EXIT_OK)
+            self.assertEqual(
+                [int(a) for a in answers.stdout.split(b"\n")[:-1]], expected)
+        env["BLOCKBLOOM_SIMD_TARGET"] = "AVX1024"
+        bad = run(["info", "--json", f], env=env)
+        self.assertEqual(bad.returncode, EXIT_OK)
+        self.assertIn(b"BLOCKBLOOM_SIMD_TARGET ignored", bad.stderr)
+        self.assertEqual(json.loads(bad.stdout)["simd_target"],
+                         rule["simd_target"])
 
     def test_ribbon_build_info_query(self):
         n = 20000

@@ -531,7 +531,8 @@ TEST_F(CommandsTest, BbInfo) {
   EXPECT_THAT(Cmd({"BB.INFO", "bbi2"}).Field("Bytes allocated"), IsInt(0));
 }
 
-// The release that answers: BB.INFO's last pair is Version(), and MODULE
+// The release that answers: BB.INFO's last pair is Version() (after the
+// SIMD target), and MODULE
 // LIST's "ver" encodes it as RedisBloom does (major * 10000 + minor * 100 +
 // patch: 0.1.0 is 100).
 TEST_F(CommandsTest, BbInfoAndModuleListShowTheVersion) {
@@ -540,6 +541,10 @@ TEST_F(CommandsTest, BbInfoAndModuleListShowTheVersion) {
   ASSERT_TRUE(info.is_array()) << ::testing::PrintToString(info);
   EXPECT_THAT(info.Field("Module version"), IsBulk(std::string(Version())));
   EXPECT_EQ(info.elements[info.elements.size() - 2].str, "Module version");
+  // Before it, the SIMD target the server's probes use (the same rule, and
+  // the same environment, as this process).
+  EXPECT_THAT(info.Field("SIMD target"), IsStatus(ActiveSimdTarget()));
+  EXPECT_EQ(info.elements[info.elements.size() - 4].str, "SIMD target");
 
   const Reply modules = Cmd({"MODULE", "LIST"});
   ASSERT_TRUE(modules.is_array()) << ::testing::PrintToString(modules);

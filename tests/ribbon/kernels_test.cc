@@ -36,7 +36,9 @@ std::vector<Isa> SupportedIsas() {
 TEST(RibbonKernelsTest, TheBestIsaIsChosen) {
   const Isa best = BestIsa();
   EXPECT_TRUE(IsaSupported(best));
-  EXPECT_EQ(ActiveIsa(), best);
+  // At most the best: the SIMD target rule may cap the width
+  // (tests/core/simd_target_test.cc).
+  EXPECT_LE(ActiveIsa(), best);
   std::cout << "ribbon kernels on this CPU: ";
   for (Isa isa : SupportedIsas()) std::cout << IsaName(isa) << " ";
   std::cout << "(best " << IsaName(best) << ")\n";
