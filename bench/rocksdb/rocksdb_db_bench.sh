@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# RocksDB's own db_bench with its built-in filters and with blockbloom's, as
+# a RocksDB user runs it: the installed db_bench (Debian's rocksdb-tools, or
+# DB_BENCH=PATH for another release), each policy named in an OPTIONS file
+# (--options_file), blockbloom's RocksDB adapter built as a shared library
+# and preloaded (docs/ROCKSDB.md, "db_bench with blockbloom").
+#
+#   bench/rocksdb/rocksdb_db_bench.sh [--rounds=R] [--cpu=C] [--num=N]
+#       [--reads=N] [--tables=T] [--sides=LIST] [--summarize=DIR]
+#
+#   --rounds=R   rounds of the reads (default 3); each round runs every side
+#                in turn, in another order each round
+#   --cpu=C      core to pin db_bench to with taskset (default 1)
+#   --num=N      keys (default 2000000, 16-byte keys, 100-byte values)
+#   --reads=N    reads per benchmark (default 400000)
+#   --tables=T   tables of the compacted tree (default 20)
+#   --sides=LIST which sides, comma-separated (default all below)
+#   --summarize=DIR  only print the summary of an earlier run's folder
+#
+# Sides (the name, the filter_policy of its OPTIONS file):
+#   builtin        bloomfilter:10:false   RocksDB's Bloom filter (FastLocalBloom)
+#   rocksdb_ribbon ribbonfilter:10        RocksDB's Ribbon filter
+#   blockbloom     blockbloom.v1:10       the default
+#   ribbon_from_1  blockbloom.v1:10:ribbon_from_level:1
+#   learned        blockbloom.v1:10:level_aware:1:level_learned:1:ribbon_saves:false_reads
+# and any blockbloom side with @TARGET appended (blockbloom@AVX3): the same
+# filters, the probe's SIMD target forced with BLOCKBLOOM_SIMD_TARGET=TARGET
+# (SetSimdTarget's names); without it, the library's rule chooses.
+#
+# Every side with the same filter policy reads the same DB. Each DB is
+# filled with the same keys (fillrandom, --seed=1, auto compactions off) and
+# compacted into one level of about T tables (target_file_size_base), so
+# every policy has the same tree; then each round runs readrandom,
+# readmissing and multireadrandom (MultiGet, batches of 32) on it
+# (--use_existing_db), with statistics on: the filter tickers
+# (rocksdb.bloom.filter.*) are in the summary. The fills are not timed.
+#
+# Each round holds the machine's quiet lock exclusively (flock -x
+# /tmp/bb-quiet.lock) while its runs are timed. About 4 minutes to fill with
+# the defaults on a 2-core machine, then about a minute per round.
+#
+# Prints, per benchmark, each side's median micros/op with min-max over the
+# rounds and the median [min-max] of its per-round ratio to builtin's. Raw
+# output in build/bench-runs/rocksdb-db-bench-<time>/ (BENCH_OUT=DIR).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+
+rounds=3
+cpu=1
+num=2000000
+reads=400000
+tables=20
+sides_arg=builtin,rocksdb_ribbon,blockbloom,blockbloom@AVX3,blockbloom@AVX2,ribbon_from_1,learned
+summarize=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --rounds=*) rounds=${1#--rounds=} ;;
+    --cpu=*) cpu=${1#--cpu=} ;;
+    --num=*) num=${1#--num=} ;;
+    --reads=*) reads=${1#--reads=} ;;
+    --tables=*) tables=${1#--tables=} ;;
+    --sides=*) sides_arg=${1#--sides=} ;;
+    --summarize=*) summarize=${1#--summarize=} ;;
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "rocksdb_db_bench: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+if [ -n "$summarize" ]; then
+  python3 "$here/rocksdb_db_bench_summary.py" "$summarize"
+  exit 0
+fi
+
+policy_of() {
+  case "${1%@*}" in
+    builtin) echo "bloomfilter:10:false" ;;
+    rocksdb_ribbon) echo "ribbonfilter:10" ;;
+    blockbloom) echo "blockbloom.v1:10" ;;
+    ribbon_from_1) echo "blockbloom.v1:10:ribbon_from_level:1" ;;
+    learned) echo "blockbloom.v1:10:level_aware:1:level_learned:1:ribbon_saves:false_reads" ;;
+    *) echo "rocksdb_db_bench: unknown side $1" >&2; exit 2 ;;
+  esac
+}
+env_of() {
+  case "$1" in
+    *@*) echo "BLOCKBLOOM_SIMD_TARGET=${1#*@}" ;;
+    *) echo "" ;;
+  esac
+}
+IFS=, read -r -a sides <<<"$sides_arg"
+for s in "${sides[@]}"; do policy_of "$s" >/dev/null; done
+
+db_bench=${DB_BENCH:-$(command -v db_bench || true)}
+if [ -z "$db_bench" ]; then
+  echo "rocksdb_db_bench: no db_bench (install rocksdb-tools:" \
+    "scripts/install-deps rocksdb-tools, or set DB_BENCH)" >&2
+  exit 77
+fi
+
+# The adapter as a shared library, against the RocksDB db_bench links.
+shared=${BLOCKBLOOM_SHARED_BUILD:-$repo/build/shared}
+cmake -S "$repo" -B "$shared" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DBUILD_SHARED_LIBS=ON -DBLOCKBLOOM_BUILD_TESTS=OFF \
+  -DBLOCKBLOOM_BUILD_BENCH=OFF -DBLOCKBLOOM_BUILD_EXAMPLES=OFF >/dev/null
+flock -s /tmp/bb-quiet.lock nice cmake --build "$shared" --target blockbloom_rocksdb >/dev/null
+adapter=$shared/src/rocksdb/libblockbloom_rocksdb.so
+
+out=${BENCH_OUT:-$repo/build/bench-runs/rocksdb-db-bench-$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+dbs=${TMPDIR:-/tmp}/rocksdb_db_bench.$$
+mkdir -p "$dbs"
+trap 'rm -rf "$dbs"' EXIT
+{
+  echo "command: bench/rocksdb/rocksdb_db_bench.sh --rounds=$rounds --cpu=$cpu --num=$num --reads=$reads --tables=$tables --sides=$sides_arg"
+  echo "db_bench: $db_bench ($(ldd "$db_bench" | sed -n 's/.*\(librocksdb[^ ]*\) => \([^ ]*\).*/\2/p'))"
+  echo "blockbloom: $(git -C "$repo" describe --always --dirty 2>/dev/null || echo '?')"
+  echo "machine: $(nproc) cores, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"
+  echo "date: $(date -u +%Y-%m-%d)"
+} | tee "$out/README"
+
+# 16-byte keys and 100-byte values, as db_bench's defaults: ~116 bytes a
+# key before compression, about 40 a key written after it (snappy, and the
+# keys fillrandom draws twice: 2M draws leave 1.47M keys in 79 MB).
+file_size=$((num * 40 / tables))
+common=(--num="$num" --seed=1 --statistics=1 --key_size=16 --value_size=100)
+
+# One OPTIONS file per policy: the defaults but the filter policy and the
+# table size, and no auto compactions (the tree stays as compacted).
+options_file() {  # policy path
+  cat >"$2" <<EOF
+[Version]
+  options_file_version=1.1
+[DBOptions]
+  create_if_missing=true
+[CFOptions "default"]
+  target_file_size_base=$file_size
+  disable_auto_compactions=true
+  compression=kSnappyCompression
+[TableOptions/BlockBasedTable "default"]
+  filter_policy=$1
+EOF
+}
+
+run_side() {  # side benchmarks log [flags...]
+  local side=$1 benchmarks=$2 log=$3
+  shift 3
+  local policy db
+  policy=$(policy_of "$side")
+  db=$dbs/$(echo "$policy" | tr ':' '_')
+  # shellcheck disable=SC2046
+  env LD_PRELOAD="$adapter" $(env_of "$side") taskset -c "$cpu" \
+    "$db_bench" --db="$db" --options_file="$db.options" "${common[@]}" \
+    --benchmarks="$benchmarks" "$@" >"$log" 2>&1
+}
+
+# Fill and compact each policy's DB once (untimed), and check that the
+# policy was in effect (an unregistered id would load no filter at all).
+declare -A filled
+for side in "${sides[@]}"; do
+  policy=$(policy_of "$side")
+  [ -n "${filled[$policy]:-}" ] && continue
+  filled[$policy]=1
+  db=$dbs/$(echo "$policy" | tr ':' '_')
+  options_file "$policy" "$db.options"
+  echo "filling the DB of $policy (untimed)"
+  exec {fillfd}>>/tmp/bb-quiet.lock
+  flock -s "$fillfd"
+  run_side "$side" fillrandom,compact,levelstats "$out/fill.$side.txt" \
+    --use_existing_db=0
+  exec {fillfd}>&-
+  written=$(sed -n 's/^ *filter_policy=//p' "$(ls -t "$db"/OPTIONS-* | head -1)")
+  case "$written" in
+    nullptr | "")
+      echo "rocksdb_db_bench: $policy was not loaded (filter_policy=$written)" >&2
+      exit 1 ;;
+  esac
+done
+
+exec {lockfd}>>/tmp/bb-quiet.lock
+n=${#sides[@]}
+for round in $(seq 1 "$rounds"); do
+  flock -x "$lockfd"
+  for i in $(seq 0 $((n - 1))); do
+    side=${sides[$(((i + round - 1) % n))]}
+    run_side "$side" readrandom,readmissing,multireadrandom \
+      "$out/$side.$round.txt" --use_existing_db=1 --reads="$reads" \
+      --multiread_batched=1 --batch_size=32
+  done
+  flock -u "$lockfd"
+  echo "round $round/$rounds done"
+done
+exec {lockfd}>&-
+
+python3 "$here/rocksdb_db_bench_summary.py" "$out" | tee "$out/summary.txt"
+echo "raw output: $out"

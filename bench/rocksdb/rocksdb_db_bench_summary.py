@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Summary of a bench/rocksdb/rocksdb_db_bench.sh run folder.
+
+Per benchmark: each side's median micros/op with min-max over the rounds,
+and the median [min-max] of its per-round ratio to the builtin side's
+(the sides of a round ran back to back, pinned to one core). Then each
+side's filter tickers, summed over its rounds, per benchmark run.
+"""
+import collections
+import glob
+import os
+import re
+import statistics
+import sys
+
+BENCH = re.compile(r"^(\w+)\s+:\s+([\d.]+) micros/op")
+TICKER = re.compile(r"^(rocksdb\.bloom\.filter\.[\w.]+) COUNT : (\d+)")
+TICKERS = ("rocksdb.bloom.filter.useful",
+           "rocksdb.bloom.filter.full.positive",
+           "rocksdb.bloom.filter.full.true.positive")
+
+
+def parse(path):
+    micros, tickers = {}, collections.Counter()
+    with open(path) as f:
+        for line in f:
+            m = BENCH.match(line)
+            if m:
+                micros[m.group(1)] = float(m.group(2))
+            m = TICKER.match(line)
+            if m:
+                tickers[m.group(1)] += int(m.group(2))
+    return micros, tickers
+
+
+def main(folder):
+    runs = collections.defaultdict(dict)  # side -> round -> (micros, tickers)
+    for path in glob.glob(os.path.join(folder, "*.*.txt")):
+        name = os.path.basename(path)[:-4]
+        side, _, round_ = name.rpartition(".")
+        if side.startswith("fill") or not round_.isdigit():
+            continue
+        runs[side][int(round_)] = parse(path)
+    if not runs:
+        print("no rounds in", folder)
+        return 1
+    readme = os.path.join(folder, "README")
+    if os.path.exists(readme):
+        print(open(readme).read().rstrip())
+    sides = sorted(runs, key=lambda s: (s != "builtin", s))
+    benches = []
+    for side in sides:
+        for micros, _ in runs[side].values():
+            benches += [b for b in micros if b not in benches]
+    base = runs.get("builtin", {})
+    for bench in benches:
+        print(f"\n{bench}: micros/op median [min-max] over "
+              f"{len(base) or len(runs[sides[0]])} rounds; ratio to builtin")
+        for side in sides:
+            vals = [r[0][bench] for r in runs[side].values() if bench in r[0]]
+            if not vals:
+                continue
+            ratios = [r[0][bench] / base[k][0][bench]
+                      for k, r in runs[side].items()
+                      if k in base and bench in r[0] and bench in base[k][0]]
+            line = (f"  {side:16s} {statistics.median(vals):8.3f} "
+                    f"[{min(vals):.3f}-{max(vals):.3f}]")
+            if ratios and side != "builtin":
+                line += (f"  ratio {statistics.median(ratios):.3f}x "
+                         f"[{min(ratios):.3f}-{max(ratios):.3f}]")
+            print(line)
+    print("\nfilter tickers per round (all three benchmarks), median:")
+    for side in sides:
+        counts = [r[1] for r in runs[side].values()]
+        cells = [f"{t.split('.', 3)[-1]}="
+                 f"{int(statistics.median(c[t] for c in counts))}"
+                 for t in TICKERS]
+        print(f"  {side:16s} " + " ".join(cells))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
