@@ -151,8 +151,18 @@ void DefineModule(py::module_& m) {
       "Filter.may_contain_fixed), as a numpy uint64 array.");
   m.def(
       "active_simd_target", [] { return std::string(ActiveSimdTarget()); },
-      "The SIMD instruction set the probes run with on this CPU (\"AVX3\", "
-      "\"AVX2\", \"SSE4\", ...).");
+      "The SIMD instruction set the probes of filters made from now on run "
+      "with (\"AVX3\", \"AVX2\", \"SSE4\", ...).");
+  m.def(
+      "set_simd_target",
+      [](const std::string& name) {
+        if (absl::Status s = SetSimdTarget(name); !s.ok()) RaiseStatus(s);
+      },
+      py::arg("name"),
+      "Chooses the SIMD target of the filters made from now on: one of "
+      "active_simd_target's names this CPU has, \"best\" (the widest) or "
+      "\"auto\" (the default rule); the environment variable "
+      "BLOCKBLOOM_SIMD_TARGET takes the same. InvalidArgumentError otherwise.");
 
   DefineFilter(m);
   DefineBloomFilter(m);

@@ -129,9 +129,17 @@ BLOCKBLOOM_C_EXPORT const char* blockbloom_version(void);
 BLOCKBLOOM_C_EXPORT uint64_t blockbloom_hash_key(const char* key, size_t len,
                                                  uint64_t seed);
 
-/* The SIMD instruction set the probes use on this CPU ("AVX2", ...): a
-   static string, never freed. */
+/* The SIMD instruction set the probes of filters made from now on use
+   ("AVX2", ...; blockbloom::ActiveSimdTarget): a static string, never
+   freed. */
 BLOCKBLOOM_C_EXPORT const char* blockbloom_active_simd_target(void);
+
+/* Chooses it for the filters made from now on: blockbloom::SetSimdTarget
+   ("AVX3", "AVX2", "SSE4", ..., "best" or "auto"; the environment variable
+   BLOCKBLOOM_SIMD_TARGET takes the same names). An unknown name, or a
+   target this CPU lacks, sets *errptr and changes nothing. */
+BLOCKBLOOM_C_EXPORT void blockbloom_set_simd_target(const char* name,
+                                                    char** errptr);
 
 /* ------------------------------------------------------------------------
    Sizing (blockbloom/sizing.h). On error *shape is unchanged. */

@@ -31,6 +31,10 @@ const char* blockbloom_active_simd_target(void) {
   return blockbloom::ActiveSimdTarget();
 }
 
+void blockbloom_set_simd_target(const char* name, char** errptr) {
+  SaveError(errptr, blockbloom::SetSimdTarget(name == nullptr ? "" : name));
+}
+
 // --- Sizing -------------------------------------------------------------
 
 void blockbloom_shape_for_bits_per_key(uint64_t num_keys, double bits_per_key,

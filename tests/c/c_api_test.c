@@ -114,6 +114,27 @@ static void TestHashAndSimd(void) {
   CHECK(blockbloom_hash_key("a", 1, 0) != blockbloom_hash_key("a", 1, 1));
   CHECK(blockbloom_active_simd_target() != NULL);
   CHECK(strlen(blockbloom_active_simd_target()) > 0);
+  /* The override: a target this CPU has (the scalar one always), then
+     back to the rule; an unknown name is an error and changes nothing. */
+  char* err = NULL;
+  char rule[32];
+  snprintf(rule, sizeof(rule), "%s", blockbloom_active_simd_target());
+  blockbloom_set_simd_target("EMU128", &err);
+  if (err != NULL) { /* a build whose fallback is SCALAR */
+    blockbloom_free(err);
+    err = NULL;
+    blockbloom_set_simd_target("SCALAR", &err);
+  }
+  CHECK(err == NULL);
+  CHECK(strcmp(blockbloom_active_simd_target(), "EMU128") == 0 ||
+        strcmp(blockbloom_active_simd_target(), "SCALAR") == 0);
+  blockbloom_set_simd_target("AVX1024", &err);
+  CHECK(err != NULL && strstr(err, "AVX1024") != NULL);
+  blockbloom_free(err);
+  err = NULL;
+  blockbloom_set_simd_target("auto", &err);
+  CHECK(err == NULL);
+  CHECK(strcmp(blockbloom_active_simd_target(), rule) == 0);
 }
 
 /* "major.minor.patch": three numbers and two dots, nothing else (the C++

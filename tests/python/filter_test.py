@@ -299,6 +299,28 @@ class TestRoundTrip:
         assert "num_keys=10" in repr(f)
         assert blockbloom.active_simd_target()
 
+    def test_set_simd_target(self):
+        """The override: the same answers on the scalar target and the
+        rule's; a name this CPU lacks raises and changes nothing."""
+        rule = blockbloom.active_simd_target()
+        keys = KEYS[:2000]
+        absent = [b"absent-%d" % i for i in range(5000)]
+        built = blockbloom.Filter.from_keys(keys)
+        data = built.to_bytes()
+        expected = [built.may_contain(k) for k in absent]
+        try:
+            blockbloom.set_simd_target("EMU128")
+            assert blockbloom.active_simd_target() == "EMU128"
+            f = blockbloom.Filter.from_bytes(data)
+            assert [f.may_contain(k) for k in absent] == expected
+            assert all(f.may_contain(k) for k in keys)
+            with pytest.raises(blockbloom.InvalidArgumentError):
+                blockbloom.set_simd_target("AVX1024")
+            assert blockbloom.active_simd_target() == "EMU128"
+        finally:
+            blockbloom.set_simd_target("auto")
+        assert blockbloom.active_simd_target() == rule
+
     def test_version_is_version_h(self):
         """__version__ is the C++ library's Version(): the three numbers of
         include/blockbloom/version.h, the one place the version is written
