@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <string_view>
 #include <utility>
 
@@ -61,20 +62,41 @@ class TableFilterReader final : public rocksdb::FilterBitsReader {
   void MayMatch(int num_keys, rocksdb::Slice** keys, bool* may_match) override {
     CountRocksDBBatchProbeCall();
     constexpr int kChunk = 64;
-    std::string_view views[kChunk];
+    // Left uninitialized: a MultiGet batch is spread over the tables, so a
+    // table's reader gets a few keys per call, and zeroing kChunk views
+    // cost more than the keys' probes (docs/BENCHMARKS.md, "The batch
+    // path's cost").
+    alignas(std::string_view) unsigned char
+        storage[sizeof(std::string_view) * kChunk];
+    auto* views = reinterpret_cast<std::string_view*>(storage);
     for (int start = 0; start < num_keys; start += kChunk) {
       const int n = num_keys - start < kChunk ? num_keys - start : kChunk;
-      for (int i = 0; i < n; ++i) views[i] = View(*keys[start + i]);
+      for (int i = 0; i < n; ++i) {
+        new (&views[i]) std::string_view(View(*keys[start + i]));
+      }
       filter_.MayContainBatch(absl::MakeConstSpan(views, n),
                               absl::MakeSpan(may_match + start, n));
     }
-    RangeHeat* heat = state_->heat();
-    for (int i = 0; i < num_keys; ++i) {
-      if (!SampleThisProbe()) continue;
-      CountSampledProbe(slot_, may_match[i]);
-      if (heat != nullptr)
-        heat->Record(slot_index_ / kLevelSlots, View(*keys[i]));
+    // The keys the single probes would sample (SampleThisProbe), found
+    // from the countdown once per batch instead of asked per key: the
+    // countdown is a thread-local, which costs a call in this
+    // position-independent library (docs/BENCHMARKS.md, "The batch path's
+    // cost").
+    const uint32_t n = static_cast<uint32_t>(num_keys);
+    uint32_t i = thread_probe_countdown;  // probes before the next sample
+    if (__builtin_expect(i >= n, 1)) {
+      thread_probe_countdown = i - n;
+      return;
     }
+    RangeHeat* heat = state_->heat();
+    while (i < n) {
+      CountSampledProbe(slot_, may_match[i]);  // draws the next interval
+      if (heat != nullptr) {
+        heat->Record(slot_index_ / kLevelSlots, View(*keys[i]));
+      }
+      i += 1 + thread_probe_countdown;
+    }
+    thread_probe_countdown = i - n;
   }
 
  private:

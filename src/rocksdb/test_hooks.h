@@ -10,7 +10,8 @@
 namespace blockbloom::internal {
 
 // How many times RocksDB has called the batch MayMatch (MultiGet) of any
-// blockbloom reader in this process.
+// blockbloom reader on this thread (RocksDB's MultiGet probes on the
+// caller's thread).
 uint64_t RocksDBBatchProbeCalls();
 
 // Called with each key's hash on its way into a filter builder, after the
