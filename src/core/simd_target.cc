@@ -133,12 +133,6 @@ int AllowedVectorBits() {
   return 0;
 }
 
-void ForceSimdTarget(int64_t target) {
-  ReadEnvironmentOnce();
-  forced.store(target);
-  source.store(static_cast<int>(target == 0 ? Source::kRule : Source::kCall));
-}
-
 absl::Status SetSimdTargetByName(std::string_view name) {
   ReadEnvironmentOnce();
   return Set(name, Source::kCall);

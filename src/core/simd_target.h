@@ -46,18 +46,13 @@ inline size_t ChosenIndex() {
 // choose their instruction set themselves (the ribbon's).
 int AllowedVectorBits();
 
-// The override: one Highway target bit (e.g. HWY_AVX2), kept only if the
-// CPU supports it; 0 goes back to the rule. For tests and benchmarks that
-// run every target (tests/hwy_targets.h).
-void ForceSimdTarget(int64_t target);
-
 // SetSimdTarget's parsing: "AVX3", "AVX2", ... (hwy::TargetName's names,
 // any case), "best" (the widest supported, 512-bit included) or "auto"
 // (the rule).
 absl::Status SetSimdTargetByName(std::string_view name);
 
-// Why the kernels use what they use: "rule", "BLOCKBLOOM_SIMD_TARGET",
-// "SetSimdTarget".
+// Why the kernels use what they use: "rule: ..." (with the rule's reason),
+// "BLOCKBLOOM_SIMD_TARGET" or "SetSimdTarget".
 const char* SimdTargetSource();
 
 }  // namespace blockbloom::internal

@@ -29,8 +29,9 @@ inline FilterRef RibbonRef(const RibbonView* view, uint64_t seed) {
 // The room the view takes at the start of a ribbon Filter's storage.
 inline constexpr size_t kViewBytes = (sizeof(RibbonView) + 63) / 64 * 64;
 
-// The instruction set a ribbon filter's kernels use on this CPU: BestIsa(),
-// decided once.
+// The instruction set a new ribbon filter's kernels use on this CPU:
+// BestIsa(), capped at the width the SIMD target rule or override allows
+// (src/core/simd_target.h).
 Isa ActiveIsa();
 
 // A Filter over `payload` (PayloadBytes(layout) bytes, a checked layout).
