@@ -50,6 +50,24 @@ int64_t RuleTargets(int64_t supported) {
   return supported;
 }
 
+// What the CPU supports, detected once: Highway 1.0.3's SupportedTargets()
+// re-detects at every call (CPUID, which under a hypervisor is a VM exit:
+// 30 us per call measured here), and kernels are chosen at every filter
+// open. A test that mocks the targets (hwy::SetSupportedTargetsForTest,
+// then an Update of Highway's global choice, tests/hwy_targets.h) shows as
+// a global choice other than the detected one: then the mock is asked,
+// which returns without detecting.
+int64_t Supported() {
+  static const int64_t detected = hwy::SupportedTargets();
+  const hwy::ChosenTarget& global = hwy::GetChosenTarget();
+  if (global.IsInitialized()) {
+    hwy::ChosenTarget ours;
+    ours.Update(detected);
+    if (ours.GetIndex() != global.GetIndex()) return hwy::SupportedTargets();
+  }
+  return detected;
+}
+
 // Abseil 20220623 has its own string_view: names compared as std::string.
 std::string Lower(std::string_view s) {
   return absl::AsciiStrToLower(std::string(s));
@@ -81,7 +99,7 @@ absl::Status Set(std::string_view given, Source from) {
     target = kBest;
   } else {
     target = TargetNamed(name);
-    const int64_t supported = hwy::SupportedTargets() & HWY_TARGETS;
+    const int64_t supported = Supported() & HWY_TARGETS;
     if (target == 0 || (target & supported) == 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           "SIMD target \"", std::string(given),
@@ -113,7 +131,7 @@ void ReadEnvironmentOnce() {
 
 int64_t AllowedTargets() {
   ReadEnvironmentOnce();
-  const int64_t supported = hwy::SupportedTargets();
+  const int64_t supported = Supported();
   const int64_t f = forced.load(std::memory_order_relaxed);
   if (f == kBest) return supported;
   if (f != 0 && (f & supported) != 0) return f;
