@@ -6,7 +6,8 @@
 # and preloaded (docs/ROCKSDB.md, "db_bench with blockbloom").
 #
 #   bench/rocksdb/rocksdb_db_bench.sh [--rounds=R] [--cpu=C] [--num=N]
-#       [--reads=N] [--tables=T] [--sides=LIST] [--summarize=DIR]
+#       [--reads=N] [--tables=T] [--sides=LIST] [--no_prefix]
+#       [--summarize=DIR]
 #
 #   --rounds=R   rounds of the reads (default 3); each round runs every side
 #                in turn, in another order each round
@@ -15,6 +16,7 @@
 #   --reads=N    reads per benchmark (default 400000)
 #   --tables=T   tables of the compacted tree (default 20)
 #   --sides=LIST which sides, comma-separated (default all below)
+#   --no_prefix  without the prefix seek workload (below)
 #   --summarize=DIR  only print the summary of an earlier run's folder
 #
 # Sides (the name, the filter_policy of its OPTIONS file):
@@ -22,7 +24,11 @@
 #   rocksdb_ribbon ribbonfilter:10        RocksDB's Ribbon filter
 #   blockbloom     blockbloom.v1:10       the default
 #   ribbon_from_1  blockbloom.v1:10:ribbon_from_level:1
-#   learned        blockbloom.v1:10:level_aware:1:level_learned:1:ribbon_saves:false_reads
+#   learned        blockbloom.v1:10:ribbon_from_level:1:level_aware:1:level_learned:1:ribbon_saves:false_reads
+#                  the learned plan over both kinds (blocked from L0, ribbons
+#                  from L1), each level's kind and bits at the budget's memory
+#   learned_blocked  blockbloom.v1:10:level_aware:1:level_learned:1
+#                  the learned plan of the blocked kind alone
 # and any blockbloom side with @TARGET appended (blockbloom@AVX3): the same
 # filters, the probe's SIMD target forced with BLOCKBLOOM_SIMD_TARGET=TARGET
 # (SetSimdTarget's names); without it, the library's rule chooses.
@@ -34,6 +40,18 @@
 # readmissing and multireadrandom (MultiGet, batches of 32) on it
 # (--use_existing_db), with statistics on: the filter tickers
 # (rocksdb.bloom.filter.*) are in the summary. The fills are not timed.
+#
+# The prefix seek workload: a second DB per policy whose OPTIONS add a
+# prefix extractor (prefix_extractor=rocksdb.FixedPrefix.12, whole-key
+# filtering on, RocksDB's default: each filter holds the keys and their
+# prefixes), filled with 20-byte keys of 12-byte prefixes, about 4 keys a
+# prefix (db_bench's --prefix_size=12 --keys_per_prefix=4), compacted the
+# same way. Each round then runs seekrandom on it twice (Seek only, no
+# Next; RocksDB checks the seek key's prefix against the table's filter
+# first): `prefixseek` to keys of prefixes that exist, `prefixseekmissing`
+# to prefixes that do not (--seek_missing_prefix: byte 8 set to '1'),
+# which the filters rule out. The prefix tickers
+# (rocksdb.bloom.filter.prefix.*) are in the summary.
 #
 # Each round holds the machine's quiet lock exclusively (flock -x
 # /tmp/bb-quiet.lock) while its runs are timed. About 4 minutes to fill with
@@ -53,6 +71,7 @@ reads=400000
 tables=20
 sides_arg=builtin,rocksdb_ribbon,blockbloom,blockbloom@AVX3,blockbloom@AVX2,ribbon_from_1,learned
 summarize=
+prefix=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds=*) rounds=${1#--rounds=} ;;
@@ -62,6 +81,7 @@ while [ $# -gt 0 ]; do
     --tables=*) tables=${1#--tables=} ;;
     --sides=*) sides_arg=${1#--sides=} ;;
     --summarize=*) summarize=${1#--summarize=} ;;
+    --no_prefix) prefix=0 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "rocksdb_db_bench: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -78,7 +98,8 @@ policy_of() {
     rocksdb_ribbon) echo "ribbonfilter:10" ;;
     blockbloom) echo "blockbloom.v1:10" ;;
     ribbon_from_1) echo "blockbloom.v1:10:ribbon_from_level:1" ;;
-    learned) echo "blockbloom.v1:10:level_aware:1:level_learned:1:ribbon_saves:false_reads" ;;
+    learned) echo "blockbloom.v1:10:ribbon_from_level:1:level_aware:1:level_learned:1:ribbon_saves:false_reads" ;;
+    learned_blocked) echo "blockbloom.v1:10:level_aware:1:level_learned:1" ;;
     *) echo "rocksdb_db_bench: unknown side $1" >&2; exit 2 ;;
   esac
 }
@@ -113,7 +134,7 @@ dbs=${TMPDIR:-/tmp}/rocksdb_db_bench.$$
 mkdir -p "$dbs"
 trap 'rm -rf "$dbs"' EXIT
 {
-  echo "command: bench/rocksdb/rocksdb_db_bench.sh --rounds=$rounds --cpu=$cpu --num=$num --reads=$reads --tables=$tables --sides=$sides_arg"
+  echo "command: bench/rocksdb/rocksdb_db_bench.sh --rounds=$rounds --cpu=$cpu --num=$num --reads=$reads --tables=$tables --sides=$sides_arg$([ "$prefix" = 1 ] || echo ' --no_prefix')"
   echo "db_bench: $db_bench ($(ldd "$db_bench" | sed -n 's/.*\(librocksdb[^ ]*\) => \([^ ]*\).*/\2/p'))"
   echo "blockbloom: $(git -C "$repo" describe --always --dirty 2>/dev/null || echo '?')"
   echo "machine: $(nproc) cores, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"
@@ -124,11 +145,15 @@ trap 'rm -rf "$dbs"' EXIT
 # key before compression, about 40 a key written after it (snappy, and the
 # keys fillrandom draws twice: 2M draws leave 1.47M keys in 79 MB).
 file_size=$((num * 40 / tables))
-common=(--num="$num" --seed=1 --statistics=1 --key_size=16 --value_size=100)
+common=(--num="$num" --seed=1 --statistics=1 --value_size=100)
+whole=(--key_size=16)
+# The prefix DB's keys: 8 bytes of the prefix's number and 4 of '0' (the
+# 12-byte prefix), then 8 bytes of the key's own number: 20 bytes.
+prefixed=(--key_size=20 --prefix_size=12 --keys_per_prefix=4)
 
 # One OPTIONS file per policy: the defaults but the filter policy and the
 # table size, and no auto compactions (the tree stays as compacted).
-options_file() {  # policy path
+options_file() {  # policy path [CFOptions line]
   cat >"$2" <<EOF
 [Version]
   options_file_version=1.1
@@ -138,45 +163,75 @@ options_file() {  # policy path
   target_file_size_base=$file_size
   disable_auto_compactions=true
   compression=kSnappyCompression
+  ${3:-}
 [TableOptions/BlockBasedTable "default"]
   filter_policy=$1
 EOF
 }
 
-run_side() {  # side benchmarks log [flags...]
-  local side=$1 benchmarks=$2 log=$3
-  shift 3
-  local policy db
-  policy=$(policy_of "$side")
-  db=$dbs/$(echo "$policy" | tr ':' '_')
+db_of() {  # side [.prefix]: the side's DB folder, its OPTIONS file + .options
+  echo "$dbs/$(policy_of "$1" | tr ':' '_')${2:-}"
+}
+
+run_side() {  # side db(""|.prefix) benchmarks log [flags...]
+  local side=$1 db benchmarks=$3 log=$4
+  local -a key_flags=("${whole[@]}")
+  db=$(db_of "$side" "$2")
+  [ "$2" = .prefix ] && key_flags=("${prefixed[@]}")
+  shift 4
   # shellcheck disable=SC2046
   env LD_PRELOAD="$adapter" $(env_of "$side") taskset -c "$cpu" \
     "$db_bench" --db="$db" --options_file="$db.options" "${common[@]}" \
-    --benchmarks="$benchmarks" "$@" >"$log" 2>&1
+    "${key_flags[@]}" --benchmarks="$benchmarks" "$@" >"$log" 2>&1
 }
 
 # Fill and compact each policy's DB once (untimed), and check that the
 # policy was in effect (an unregistered id would load no filter at all).
+dbkinds=("")
+[ "$prefix" = 1 ] && dbkinds+=(.prefix)
 declare -A filled
 for side in "${sides[@]}"; do
   policy=$(policy_of "$side")
   [ -n "${filled[$policy]:-}" ] && continue
   filled[$policy]=1
-  db=$dbs/$(echo "$policy" | tr ':' '_')
-  options_file "$policy" "$db.options"
-  echo "filling the DB of $policy (untimed)"
-  exec {fillfd}>>/tmp/bb-quiet.lock
-  flock -s "$fillfd"
-  run_side "$side" fillrandom,compact,levelstats "$out/fill.$side.txt" \
-    --use_existing_db=0
-  exec {fillfd}>&-
-  written=$(sed -n 's/^ *filter_policy=//p' "$(ls -t "$db"/OPTIONS-* | head -1)")
-  case "$written" in
-    nullptr | "")
-      echo "rocksdb_db_bench: $policy was not loaded (filter_policy=$written)" >&2
-      exit 1 ;;
-  esac
+  for kind in "${dbkinds[@]}"; do
+    db=$(db_of "$side" "$kind")
+    extractor=
+    [ "$kind" = .prefix ] && extractor=prefix_extractor=rocksdb.FixedPrefix.12
+    options_file "$policy" "$db.options" "$extractor"
+    echo "filling the DB$kind of $policy (untimed)"
+    exec {fillfd}>>/tmp/bb-quiet.lock
+    flock -s "$fillfd"
+    run_side "$side" "$kind" fillrandom,compact,levelstats \
+      "$out/fill$kind.$side.txt" --use_existing_db=0
+    exec {fillfd}>&-
+    options=$(ls -t "$db"/OPTIONS-* | head -1)
+    written=$(sed -n 's/^ *filter_policy=//p' "$options")
+    case "$written" in
+      nullptr | "")
+        echo "rocksdb_db_bench: $policy was not loaded (filter_policy=$written)" >&2
+        exit 1 ;;
+    esac
+    if [ -n "$extractor" ] && ! grep -q "prefix_extractor=.*FixedPrefix.12" "$options"; then
+      echo "rocksdb_db_bench: the prefix DB of $policy has no prefix extractor" >&2
+      exit 1
+    fi
+  done
 done
+
+# The prefix seeks of a side, renamed in its log so that the summary tells
+# the two seekrandom runs apart.
+prefix_seeks() {  # side log
+  local name missing
+  for name in prefixseek prefixseekmissing; do
+    missing=0
+    [ "$name" = prefixseekmissing ] && missing=1
+    run_side "$1" .prefix seekrandom "$2.$name" --use_existing_db=1 \
+      --reads="$reads" --seek_nexts=0 --seek_missing_prefix="$missing"
+    sed "s/^seekrandom /$name /" "$2.$name" >>"$2"
+    rm "$2.$name"
+  done
+}
 
 exec {lockfd}>>/tmp/bb-quiet.lock
 n=${#sides[@]}
@@ -184,9 +239,10 @@ for round in $(seq 1 "$rounds"); do
   flock -x "$lockfd"
   for i in $(seq 0 $((n - 1))); do
     side=${sides[$(((i + round - 1) % n))]}
-    run_side "$side" readrandom,readmissing,multireadrandom \
+    run_side "$side" "" readrandom,readmissing,multireadrandom \
       "$out/$side.$round.txt" --use_existing_db=1 --reads="$reads" \
       --multiread_batched=1 --batch_size=32
+    [ "$prefix" = 1 ] && prefix_seeks "$side" "$out/$side.$round.txt"
   done
   flock -u "$lockfd"
   echo "round $round/$rounds done"

@@ -14,10 +14,25 @@ import statistics
 import sys
 
 BENCH = re.compile(r"^(\w+)\s+:\s+([\d.]+) micros/op")
-TICKER = re.compile(r"^(rocksdb\.bloom\.filter\.[\w.]+) COUNT : (\d+)")
+TICKER = re.compile(r"^(rocksdb\.(?:bloom\.filter|[\w.]*level\.seek)\.[\w.]+)"
+                    r" COUNT : (\d+)")
 TICKERS = ("rocksdb.bloom.filter.useful",
            "rocksdb.bloom.filter.full.positive",
            "rocksdb.bloom.filter.full.true.positive")
+# The prefix seeks' (the prefix seek workload): RocksDB 7.8 counts them in
+# bloom.filter.prefix.*, 8.3 and later in the *level.seek.* tickers.
+PREFIX_TICKERS = ("rocksdb.bloom.filter.prefix.checked",
+                  "rocksdb.bloom.filter.prefix.useful",
+                  "rocksdb.last.level.seek.filter.match",
+                  "rocksdb.last.level.seek.filtered")
+
+
+def short(ticker):
+    """The ticker's name without rocksdb.bloom.filter. (or rocksdb.)."""
+    for head in ("rocksdb.bloom.filter.", "rocksdb."):
+        if ticker.startswith(head):
+            return ticker[len(head):]
+    return ticker
 
 
 def parse(path):
@@ -69,12 +84,14 @@ def main(folder):
                 line += (f"  ratio {statistics.median(ratios):.3f}x "
                          f"[{min(ratios):.3f}-{max(ratios):.3f}]")
             print(line)
-    print("\nfilter tickers per round (all three benchmarks), median:")
+    print("\nfilter tickers per round (all its benchmarks), median:")
     for side in sides:
         counts = [r[1] for r in runs[side].values()]
-        cells = [f"{t.split('.', 3)[-1]}="
+        shown = TICKERS + tuple(t for t in PREFIX_TICKERS
+                                if any(c[t] for c in counts))
+        cells = [f"{short(t)}="
                  f"{int(statistics.median(c[t] for c in counts))}"
-                 for t in TICKERS]
+                 for t in shown]
         print(f"  {side:16s} " + " ".join(cells))
     return 0
 
