@@ -171,10 +171,7 @@ std::string Text(const Report& r) {
                    : ribbon ? "ribbon (layer table and footer with key count)"
                             : "full (footer with key count)");
   line("kind", KindName(info.kind));
-  // What this process probes it with (the same on every target; only the
-  // speed differs).
-  line("SIMD target", absl::StrCat(ActiveSimdTarget(), " (",
-                                   internal::SimdTargetSource(), ")"));
+  AppendSimdTargetLine(&out);
   if (ribbon) {
     line("block", "64 slots, in layers (docs/FORMAT.md)");
     line("seed", absl::StrFormat("%d (0x%016x)", info.seed, info.seed));

@@ -3,6 +3,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "blockbloom/filter.h"
+#include "src/core/simd_target.h"
 
 namespace blockbloom::cli {
 
@@ -22,6 +24,12 @@ void AppendShapeLines(std::string* out, const FilterShape& shape,
   AppendInfoLine(out, "probes (k)", absl::StrCat(shape.num_probes));
   AppendInfoLine(out, "seed", absl::StrFormat("%d (0x%016x)", seed, seed));
   AppendInfoLine(out, "blocks", absl::StrCat(shape.num_blocks));
+}
+
+void AppendSimdTargetLine(std::string* out) {
+  AppendInfoLine(out, "SIMD target",
+                 absl::StrCat(ActiveSimdTarget(), " (",
+                              internal::SimdTargetSource(), ")"));
 }
 
 }  // namespace blockbloom::cli

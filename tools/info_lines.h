@@ -19,6 +19,11 @@ void AppendInfoLine(std::string* out, std::string_view name,
 void AppendShapeLines(std::string* out, const FilterShape& shape,
                       uint64_t seed);
 
+// Appends the "SIMD target" line: the target this process probes with and
+// where the choice came from (the rule, BLOCKBLOOM_SIMD_TARGET or
+// SetSimdTarget). Every target gives the same answers; only speed differs.
+void AppendSimdTargetLine(std::string* out);
+
 }  // namespace blockbloom::cli
 
 #endif  // BLOCKBLOOM_TOOLS_INFO_LINES_H_

@@ -86,12 +86,15 @@ class PublishDownloadTest(RedisCliTestCase):
         self.assertEqual(shared["name"], "users")
         self.assertEqual(shared["num_shards"], 1)
         self.assertIsNone(shared["ttl_seconds"])
+        # The same SIMD target as the local info: one process, one rule.
+        for field in ("simd_target", "simd_target_source"):
+            self.assertEqual(shared[field], info[field], field)
         self.assertLess(abs(shared["estimated_keys"] - len(keys)),
                         4 * info["estimated_keys_stderr"] + 1)
         text = self.check_run(["redis", "info"] + name + seed).stdout.decode()
         for label in ("server:", "name:", "probes (k):", "blocks:", "shards:",
                       "expires in:", "estimated distinct keys:",
-                      "estimated FPR:"):
+                      "estimated FPR:", "SIMD target:"):
             self.assertIn(label, text)
 
         # download: a filter file that answers exactly like the original.

@@ -7,7 +7,9 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
+#include "blockbloom/filter.h"
 #include "blockbloom/sizing.h"
+#include "src/core/simd_target.h"
 #include "tools/flags.h"
 #include "tools/info_lines.h"
 #include "tools/json_writer.h"
@@ -63,6 +65,9 @@ int Info(const std::vector<std::string>& args) {
     json.Add("estimated_keys", *count);
     json.Add("bits_per_key", bits_per_key);
     json.Add("estimated_fp_rate", fp_rate);
+    // What this process probes the shared filter's blocks with.
+    json.Add("simd_target", ActiveSimdTarget());
+    json.Add("simd_target_source", internal::SimdTargetSource());
     out = json.str() + "\n";
   } else {
     const auto line = [&out](const char* name, const std::string& value) {
@@ -85,6 +90,7 @@ int Info(const std::vector<std::string>& args) {
     }
     line("estimated FPR",
          absl::StrFormat("%.4g%% (for the estimated keys)", 100 * fp_rate));
+    AppendSimdTargetLine(&out);
   }
   Print(out);
   return FinishOutput(kCommand);
