@@ -343,7 +343,9 @@ const char* ActiveSimdTarget();
 // values and applies from the first filter (a bad value is reported on
 // stderr and ignored). InvalidArgument, naming the targets this CPU has, for
 // any other name. Every target gives the same answers (bit-identical to the
-// scalar reference); only the speed differs.
+// scalar reference); only the speed differs. The CPU's targets are detected
+// once, at the first filter: a program's hwy::DisableTargets after that is
+// not seen, so use SetSimdTarget.
 absl::Status SetSimdTarget(std::string_view name);
 
 }  // namespace blockbloom

@@ -56,7 +56,9 @@ int64_t RuleTargets(int64_t supported) {
 // open. A test that mocks the targets (hwy::SetSupportedTargetsForTest,
 // then an Update of Highway's global choice, tests/hwy_targets.h) shows as
 // a global choice other than the detected one: then the mock is asked,
-// which returns without detecting.
+// which returns without detecting. A program's hwy::DisableTargets made
+// before the first filter masks this one detection; one made later is not
+// seen (the detection is kept): such a program calls SetSimdTarget.
 int64_t Supported() {
   static const int64_t detected = hwy::SupportedTargets();
   const hwy::ChosenTarget& global = hwy::GetChosenTarget();
