@@ -18,6 +18,7 @@
 #   --sides=LIST which sides, comma-separated (default all below)
 #   --no_prefix  without the prefix seek workload (below)
 #   --summarize=DIR  only print the summary of an earlier run's folder
+#   --instructions   count instructions instead of timing (below)
 #
 # Sides (the name, the filter_policy of its OPTIONS file):
 #   builtin        bloomfilter:10:false   RocksDB's Bloom filter (FastLocalBloom)
@@ -57,6 +58,17 @@
 # /tmp/bb-quiet.lock) while its runs are timed. About 4 minutes to fill with
 # the defaults on a 2-core machine, then about a minute per round.
 #
+# With --instructions, each benchmark runs alone under callgrind (valgrind),
+# once with --reads=R and once with 3R (R from --reads; default 20000 here,
+# and --num 200000, sides builtin,blockbloom): instructions per key = the
+# difference of the two runs' totals / 2R, which leaves out the start-up.
+# Counts, not times: no exclusive lock, no rounds. Also, per key, the
+# inclusive instructions of each function named *MayMatch* (the filter
+# readers' probes, hashing included): a Get probes one table's filter in
+# this tree of one level. Under valgrind the probe runs at most AVX2
+# (valgrind has no AVX-512). Both sides' counts are exact: a change of a few
+# instructions per key is real.
+#
 # Prints, per benchmark, each side's median micros/op with min-max over the
 # rounds and the median [min-max] of its per-round ratio to builtin's. Raw
 # output in build/bench-runs/rocksdb-db-bench-<time>/ (BENCH_OUT=DIR).
@@ -72,21 +84,34 @@ tables=20
 sides_arg=builtin,rocksdb_ribbon,blockbloom,blockbloom@AVX3,blockbloom@AVX2,ribbon_from_1,learned
 summarize=
 prefix=1
+instructions=0
+num_set= reads_set= sides_set=
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds=*) rounds=${1#--rounds=} ;;
     --cpu=*) cpu=${1#--cpu=} ;;
-    --num=*) num=${1#--num=} ;;
-    --reads=*) reads=${1#--reads=} ;;
+    --num=*) num=${1#--num=} num_set=1 ;;
+    --reads=*) reads=${1#--reads=} reads_set=1 ;;
     --tables=*) tables=${1#--tables=} ;;
-    --sides=*) sides_arg=${1#--sides=} ;;
+    --sides=*) sides_arg=${1#--sides=} sides_set=1 ;;
     --summarize=*) summarize=${1#--summarize=} ;;
     --no_prefix) prefix=0 ;;
+    --instructions) instructions=1 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "rocksdb_db_bench: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
 done
+if [ "$instructions" = 1 ]; then
+  [ -n "$num_set" ] || num=200000
+  [ -n "$reads_set" ] || reads=20000
+  [ -n "$sides_set" ] || sides_arg=builtin,blockbloom
+  prefix=0
+  command -v valgrind >/dev/null || {
+    echo "rocksdb_db_bench: --instructions needs valgrind" >&2
+    exit 1
+  }
+fi
 if [ -n "$summarize" ]; then
   python3 "$here/rocksdb_db_bench_summary.py" "$summarize"
   exit 0
@@ -134,7 +159,7 @@ dbs=${TMPDIR:-/tmp}/rocksdb_db_bench.$$
 mkdir -p "$dbs"
 trap 'rm -rf "$dbs"' EXIT
 {
-  echo "command: bench/rocksdb/rocksdb_db_bench.sh --rounds=$rounds --cpu=$cpu --num=$num --reads=$reads --tables=$tables --sides=$sides_arg$([ "$prefix" = 1 ] || echo ' --no_prefix')"
+  echo "command: bench/rocksdb/rocksdb_db_bench.sh$([ "$instructions" = 1 ] && echo ' --instructions' || echo " --rounds=$rounds") --cpu=$cpu --num=$num --reads=$reads --tables=$tables --sides=$sides_arg$([ "$prefix" = 1 ] || echo ' --no_prefix')"
   echo "db_bench: $db_bench ($(ldd "$db_bench" | sed -n 's/.*\(librocksdb[^ ]*\) => \([^ ]*\).*/\2/p'))"
   echo "blockbloom: $(git -C "$repo" describe --always --dirty 2>/dev/null || echo '?')"
   echo "machine: $(nproc) cores, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"
@@ -169,6 +194,7 @@ options_file() {  # policy path [CFOptions line]
 EOF
 }
 
+runner=()  # what runs db_bench: nothing, or callgrind (--instructions)
 db_of() {  # side [.prefix]: the side's DB folder, its OPTIONS file + .options
   echo "$dbs/$(policy_of "$1" | tr ':' '_')${2:-}"
 }
@@ -181,7 +207,7 @@ run_side() {  # side db(""|.prefix) benchmarks log [flags...]
   shift 4
   # shellcheck disable=SC2046
   env LD_PRELOAD="$adapter" $(env_of "$side") taskset -c "$cpu" \
-    "$db_bench" --db="$db" --options_file="$db.options" "${common[@]}" \
+    "${runner[@]}" "$db_bench" --db="$db" --options_file="$db.options" "${common[@]}" \
     "${key_flags[@]}" --benchmarks="$benchmarks" "$@" >"$log" 2>&1
 }
 
@@ -232,6 +258,27 @@ prefix_seeks() {  # side log
     rm "$2.$name"
   done
 }
+
+if [ "$instructions" = 1 ]; then
+  for side in "${sides[@]}"; do
+    for bench in readrandom readmissing multireadrandom; do
+      for r in "$reads" $((3 * reads)); do
+        runner=(valgrind --tool=callgrind
+          --callgrind-out-file="$out/$side.$bench.$r.callgrind")
+        exec {cgfd}>>/tmp/bb-quiet.lock  # as a build: a shared hold
+        flock -s "$cgfd"
+        run_side "$side" "" "$bench" "$out/$side.$bench.$r.log" \
+          --use_existing_db=1 --reads="$r" --multiread_batched=1 \
+          --batch_size=32
+        exec {cgfd}>&-
+      done
+      echo "$side $bench counted"
+    done
+  done
+  python3 "$here/rocksdb_db_bench_summary.py" "$out" | tee "$out/summary.txt"
+  echo "raw output: $out"
+  exit 0
+fi
 
 exec {lockfd}>>/tmp/bb-quiet.lock
 n=${#sides[@]}

@@ -5,12 +5,18 @@ Per benchmark: each side's median micros/op with min-max over the rounds,
 and the median [min-max] of its per-round ratio to the builtin side's
 (the sides of a round ran back to back, pinned to one core). Then each
 side's filter tickers, summed over its rounds, per benchmark run.
+
+A run with --instructions (callgrind files): per benchmark, each side's
+instructions per key (the difference of the runs at R and 3R reads / 2R)
+and its ratio to builtin's, and per key the inclusive instructions of each
+function whose name has "MayMatch" (the filter readers).
 """
 import collections
 import glob
 import os
 import re
 import statistics
+import subprocess
 import sys
 
 BENCH = re.compile(r"^(\w+)\s+:\s+([\d.]+) micros/op")
@@ -48,7 +54,70 @@ def parse(path):
     return micros, tickers
 
 
+CALLGRIND = re.compile(r"^(.+)\.(\w+)\.(\d+)\.callgrind$")
+ANNOTATED = re.compile(r"^\s*([\d,]+) \([ \d.]+%\)\s+\S*?:(.*?MayMatch.*?) \[")
+
+
+def total(path):
+    with open(path) as f:
+        for line in f:
+            if line.startswith(("summary:", "totals:")):
+                return int(line.split()[1])
+    raise ValueError(f"no total in {path}")
+
+
+def may_match(path):
+    """Inclusive instructions of each function named *MayMatch*."""
+    text = subprocess.run(
+        ["callgrind_annotate", "--inclusive=yes", "--threshold=100", path],
+        check=True, capture_output=True, text=True).stdout
+    found = {}
+    for line in text.splitlines():
+        m = ANNOTATED.match(line)
+        if m:
+            found[m.group(2).strip()] = int(m.group(1).replace(",", ""))
+    return found
+
+
+def instructions(folder, files):
+    runs = collections.defaultdict(dict)  # (side, bench) -> reads -> path
+    for path in files:
+        side, bench, reads = CALLGRIND.match(os.path.basename(path)).groups()
+        runs[(side, bench)][int(reads)] = path
+    readme = os.path.join(folder, "README")
+    if os.path.exists(readme):
+        print(open(readme).read().rstrip())
+    sides = sorted({s for s, _ in runs}, key=lambda s: (s != "builtin", s))
+    benches = [b for b in ("readrandom", "readmissing", "multireadrandom")
+               if any(b == k[1] for k in runs)]
+    for bench in benches:
+        print(f"\n{bench}: instructions per key (runs at R and 3R reads)")
+        base = None
+        for side in sides:
+            by_reads = runs.get((side, bench), {})
+            if len(by_reads) != 2:
+                continue
+            small, large = sorted(by_reads)
+            per_key = ((total(by_reads[large]) - total(by_reads[small])) /
+                       (large - small))
+            line = f"  {side:16s} {per_key:10.1f}"
+            if side == "builtin":
+                base = per_key
+            elif base:
+                line += f"  ratio {per_key / base:.4f}x ({per_key - base:+.1f})"
+            print(line)
+            before, after = may_match(by_reads[small]), may_match(by_reads[large])
+            for name in sorted(after):
+                cost = (after[name] - before.get(name, 0)) / (large - small)
+                if cost >= 0.5:
+                    print(f"      {cost:8.1f}  {name}")
+    return 0
+
+
 def main(folder):
+    files = glob.glob(os.path.join(folder, "*.callgrind"))
+    if files:
+        return instructions(folder, files)
     runs = collections.defaultdict(dict)  # side -> round -> (micros, tickers)
     for path in glob.glob(os.path.join(folder, "*.*.txt")):
         name = os.path.basename(path)[:-4]

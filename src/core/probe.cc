@@ -290,7 +290,7 @@ HWY_INLINE const uint8_t* BlockOf(const FilterRef& f, uint64_t hash) {
   return f.bits + BlockIndex(hash, f.num_blocks) * kBlockBytes;
 }
 
-bool ProbeHash(const FilterRef& f, uint64_t hash) {
+HWY_INLINE bool ProbeOne(const FilterRef& f, uint64_t hash) {
   // The key's bits first: the low word is then used before the hash is
   // shifted for the block (one register copy fewer on x86).
   const KeyBits key =
@@ -298,8 +298,22 @@ bool ProbeHash(const FilterRef& f, uint64_t hash) {
   return !AnyMissing(BlockOf(f, hash), key);
 }
 
+bool ProbeHash(const FilterRef& f, uint64_t hash) { return ProbeOne(f, hash); }
+
+// Keys longer than kShortKeyBytes, out of line: ProbeKey reaches it by a
+// jump, and needs no stack frame for XXH3's code for long keys.
+[[gnu::noinline]] bool ProbeLongKey(const FilterRef& f, std::string_view key) {
+  return ProbeOne(f, Hash64(key, f.seed));
+}
+
+// The hash and the probe in one function, no call between them: this is an
+// engine's single Get (RocksDB's FilterBitsReader::MayMatch calls it
+// through Filter::MayContain), where calls to the hash and to ProbeHash
+// cost more instructions than the probe (docs/BENCHMARKS.md, "The single
+// Get's cost").
 bool ProbeKey(const FilterRef& f, std::string_view key) {
-  return ProbeHash(f, Hash64(key, f.seed));
+  if (key.size() > kShortKeyBytes) return ProbeLongKey(f, key);
+  return ProbeOne(f, Hash64ShortKey(key, f.seed));
 }
 
 // The batch loop of every kernel below: a software pipeline. Key i's block

@@ -59,7 +59,17 @@ inline constexpr int kSampleEvery = 32;
 ProbeSlot* NewThreadProbeBlock();
 inline thread_local ProbeSlot* thread_probe_block = nullptr;
 // Probes until the next sample (0 on a new thread: its first probe is one).
-inline thread_local uint32_t thread_probe_countdown = 0;
+// Read on every probe, so in the initial-exec TLS model: in this
+// position-independent library the default (global-dynamic) model makes
+// every access a call to __tls_get_addr, which with the registers it makes
+// the caller save cost more instructions than the rest of the RocksDB
+// reader's own (docs/BENCHMARKS.md, "The single Get's cost"). Initial-exec is
+// an offset from the thread pointer. A library loaded later by dlopen takes its
+// initial-exec variables from the static TLS space glibc keeps free for
+// them (glibc.rtld.optional_static_tls, 512 bytes by default): these 4
+// bytes fit.
+[[gnu::tls_model(
+    "initial-exec")]] inline thread_local uint32_t thread_probe_countdown = 0;
 // The sampler's xorshift state (0: not seeded yet) and the tests' switch.
 inline thread_local uint64_t thread_sample_state = 0;
 inline thread_local bool thread_sample_every_probe = false;

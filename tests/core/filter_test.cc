@@ -312,8 +312,9 @@ TEST(FilterTest, HashKeyIsXxh3) {
   EXPECT_NE(HashKey("abc", 1), HashKey("abc", 0));
 }
 
-// src/core/key_hash.h calls XXH3's short-key path directly: it must give
-// XXH3_64bits_withSeed's value for every length and seed.
+// src/core/key_hash.h calls XXH3's short-key paths directly (Hash64 up to 16
+// bytes, Hash64ShortKey up to 32): both must give XXH3_64bits_withSeed's
+// value for every length and seed.
 TEST(FilterTest, InlineHashIsXxh3ForEveryLength) {
   std::string bytes;
   for (int i = 0; i < 300; ++i) bytes.push_back(static_cast<char>(i * 37 + 11));
@@ -326,6 +327,10 @@ TEST(FilterTest, InlineHashIsXxh3ForEveryLength) {
                   XXH3_64bits_withSeed(key.data(), key.size(), seed))
             << len << " bytes at " << at << ", seed " << seed;
         ASSERT_EQ(HashKey(key, seed), internal::Hash64(key, seed));
+        if (len <= internal::kShortKeyBytes) {
+          ASSERT_EQ(internal::Hash64ShortKey(key, seed),
+                    internal::Hash64(key, seed));
+        }
       }
     }
   }
