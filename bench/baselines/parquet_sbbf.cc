@@ -105,8 +105,10 @@ namespace blockbloom::bench::parquet {
 HWY_EXPORT(GetKernels);
 
 const Kernels* ActiveKernels() {
-  hwy::ChosenTarget& chosen = hwy::GetChosenTarget();
-  if (!chosen.IsInitialized()) chosen.Update(hwy::SupportedTargets());
+  // Updated every time: SupportedTargets() itself (Highway 1.0.3) leaves the
+  // choice at every target the CPU has, whatever DisableTargets removed
+  // (filter_bench --parquet_avx2); the update applies the removal.
+  hwy::GetChosenTarget().Update(hwy::SupportedTargets());
   return HWY_DYNAMIC_DISPATCH(GetKernels)();
 }
 

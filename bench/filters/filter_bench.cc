@@ -44,6 +44,7 @@
 // probe_benchmarks.cc and build_benchmarks.cc (what runs), this file (flags,
 // context, main).
 #include <benchmark/benchmark.h>
+#include <hwy/targets.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -87,6 +88,10 @@ std::string CpuInfo(std::string_view field) {
 // Our flags, removed from argv before Google Benchmark sees it.
 struct Flags {
   bool smoke = false;  // 64 KiB only and tiny builds: for ctest
+  // --parquet_avx2: Parquet SBBF without Highway's AVX-512 targets, at the
+  // width blockbloom's rule gives its probe on Intel (src/core/
+  // simd_target.h): the like-for-like comparison of the two layouts.
+  bool parquet_avx2 = false;
   bool builds = true;  // --no_builds: probes only
   int reps = 5;        // --reps=N: interleaved repetitions
   std::vector<size_t> sizes = {64 * KiB, MiB, 16 * MiB, 256 * MiB, GiB};
@@ -101,6 +106,8 @@ Flags ParseFlags(int* argc, char** argv) {
       flags.smoke = true;
       flags.reps = 1;
       flags.sizes = {64 * KiB};
+    } else if (arg == "--parquet_avx2") {
+      flags.parquet_avx2 = true;
     } else if (arg == "--no_builds") {
       flags.builds = false;
     } else if (arg.rfind("--reps=", 0) == 0) {
@@ -136,6 +143,8 @@ int main(int argc, char** argv) {
   const Flags flags = ParseFlags(&argc, argv);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  // Before any Parquet kernel is chosen; blockbloom keeps its own choice.
+  if (flags.parquet_avx2) hwy::DisableTargets(HWY_AVX3 | HWY_AVX3_DL);
 
   Registrar r(flags.reps);
   for (double c : {10.0, 16.0}) {

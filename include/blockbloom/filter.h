@@ -273,7 +273,9 @@ class FilterBuilder {
     if (num_keys_ > 0 && hash == last_hash_) return;
     last_hash_ = hash;
     ++num_keys_;
-    if (next_ == end_) MakeRoom();
+    // A full chunk out of line, by a jump: the common path then saves no
+    // registers, which Add() pays on every key.
+    if (next_ == end_) return AddToNewChunk(hash);
     *next_++ = hash;
   }
 
@@ -311,6 +313,8 @@ class FilterBuilder {
   // Called when [next_, end_) is full (or was never set): a new hash chunk,
   // or the pending batch inserted into the fixed-shape filter and emptied.
   void MakeRoom();
+  // MakeRoom(), then the hash.
+  void AddToNewChunk(uint64_t hash);
   void InsertPending(const uint64_t* end);
 
   FilterOptions options_;

@@ -176,19 +176,24 @@ absl::StatusOr<FilterBuilder> FilterBuilder::Create(
 
 namespace {
 
-// Keys longer than 16 bytes are hashed out of line: XXH3's code for them
-// needs six callee-saved registers, and saving and restoring them in Add()
-// cost more than hashing a 16-byte key.
-ABSL_ATTRIBUTE_NOINLINE uint64_t HashLongKey(std::string_view key,
-                                             uint64_t seed) {
-  return internal::Hash64(key, seed);
+// Keys longer than 16 bytes are hashed and added out of line, reached by a
+// jump: XXH3's code for them needs six callee-saved registers, and saving
+// and restoring them in Add() cost more than hashing a 16-byte key.
+ABSL_ATTRIBUTE_NOINLINE void AddLongKey(FilterBuilder& builder,
+                                        std::string_view key, uint64_t seed) {
+  builder.AddHash(internal::Hash64(key, seed));
 }
 
 }  // namespace
 
 void FilterBuilder::Add(std::string_view key) {
-  AddHash(key.size() <= 16 ? internal::Hash64(key, options_.seed)
-                           : HashLongKey(key, options_.seed));
+  if (key.size() > 16) return AddLongKey(*this, key, options_.seed);
+  AddHash(internal::Hash64(key, options_.seed));
+}
+
+void FilterBuilder::AddToNewChunk(uint64_t hash) {
+  MakeRoom();
+  *next_++ = hash;
 }
 
 void FilterBuilder::MakeRoom() {
@@ -362,8 +367,9 @@ absl::StatusOr<Filter> FilterBuilder::Finish() {
   }
   return build_blocked([&](auto insert) {
     if (hashes == nullptr) return;
-    // Each chunk is freed once inserted: the filter's pages, touched as they
-    // are filled, can reuse the hashes' memory.
+    // Each chunk is released once inserted: freed (the filter's pages,
+    // touched as they are filled, can reuse the memory) or kept for the
+    // next build (src/core/hash_chunks.cc).
     hashes->Drain(last_end, insert);
   });
 }

@@ -16,7 +16,9 @@
 // and a store per hash) and asks for the next chunk only when it is full.
 //
 // Memory: 8 bytes per hash plus the unused end of the last chunk (at most
-// 2 MiB, and less than the hashes held while chunks still grow).
+// 2 MiB, and less than the hashes held while chunks still grow). Drained
+// big chunks, up to 8 MiB in the process, are kept for the next builder
+// (hash_chunks.cc): fresh pages cost their zeroing on first touch.
 #ifndef BLOCKBLOOM_SRC_CORE_HASH_CHUNKS_H_
 #define BLOCKBLOOM_SRC_CORE_HASH_CHUNKS_H_
 
@@ -54,7 +56,7 @@ class HashChunks {
                            ? chunks_[i].capacity
                            : static_cast<size_t>(last_end - chunks_[i].data);
       fn(static_cast<const uint64_t*>(chunks_[i].data), n);
-      chunks_[i] = Chunk{};
+      Release(chunks_[i]);
     }
     chunks_.clear();
   }
@@ -68,6 +70,10 @@ class HashChunks {
     uint64_t* data = nullptr;
     size_t capacity = 0;
   };
+
+  // Frees a drained chunk, or keeps a big one for the next NewChunk in the
+  // process (hash_chunks.cc).
+  static void Release(Chunk& chunk);
 
   std::vector<Chunk> chunks_;
 };

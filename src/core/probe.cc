@@ -409,9 +409,12 @@ void ProbeKeys(const FilterRef& f, const std::string_view* keys, size_t n,
 
 void InsertBatch(const FilterRef& f, uint8_t* bits, const uint64_t* hashes,
                  size_t n) {
+  // A copy: the stores into the blocks could alias f, so f.lane_sets would
+  // be loaded again for every key.
+  const uint16_t* const lane_sets = f.lane_sets;
   ForEachPrefetchedBlock(bits, f.num_blocks, n, HashArray{hashes},
                          [&](size_t, uint8_t* block, uint32_t lo) {
-                           InsertBlock(block, lo, f.lane_sets);
+                           InsertBlock(block, lo, lane_sets);
                          });
 }
 
