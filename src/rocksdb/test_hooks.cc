@@ -29,13 +29,7 @@ void RunRocksDBBuildObserver(const RocksDBBuiltFilter& built) {
   if (build_observer) build_observer(built);
 }
 
-// Per thread: a counter every MultiGet thread shared was one contended
-// cache line on the batch path.
-thread_local uint64_t batch_probe_calls = 0;
-
-void CountRocksDBBatchProbeCall() { ++batch_probe_calls; }
-
-uint64_t RocksDBBatchProbeCalls() { return batch_probe_calls; }
+uint64_t RocksDBBatchProbeCalls() { return rocksdb_batch_probe_calls; }
 
 void SetRocksDBHashHookForTest(std::function<void(uint64_t*)> hook) {
   std::lock_guard<std::mutex> lock(hooks_mutex);

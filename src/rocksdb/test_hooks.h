@@ -41,7 +41,17 @@ extern std::atomic<bool> rocksdb_have_hash_hook;
 extern std::atomic<bool> rocksdb_have_build_observer;
 void RunRocksDBHashHook(uint64_t* hash);
 void RunRocksDBBuildObserver(const RocksDBBuiltFilter& built);
-void CountRocksDBBatchProbeCall();
+
+// RocksDBBatchProbeCalls' count. Per thread: a counter every MultiGet
+// thread shared was one contended cache line on the batch path. Inline
+// and initial-exec (as thread_probe_countdown, src/levels/
+// probe_counters.h): an out-of-line function reaching a global-dynamic
+// thread-local through __tls_get_addr cost 9 instructions per key of
+// db_bench's MultiGet (docs/BENCHMARKS.md, "The single Get's cost").
+[[gnu::tls_model(
+    "initial-exec")]] inline thread_local uint64_t rocksdb_batch_probe_calls =
+    0;
+inline void CountRocksDBBatchProbeCall() { ++rocksdb_batch_probe_calls; }
 
 }  // namespace blockbloom::internal
 
