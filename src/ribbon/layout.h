@@ -163,21 +163,25 @@ inline constexpr uint32_t BumpThreshold(uint32_t code, uint32_t lo,
   return code == 3 ? 0 : code == 2 ? lo : code == 1 ? hi : kBucketSize;
 }
 
-// Pre-bumping (banding.cc): a bucket whose first kPreBumpSpill rows are
+// Pre-bumping (banding.cc): a bucket whose first PreBumpSpill(n) rows are
 // already taken by the previous buckets' keys starts with code 2, so that its
 // lowest offsets, which would walk far and mostly fail, are bumped without an
 // attempt. At 1M keys it cuts elimination steps from 22.4 to 16.9 / 14.3 /
 // 11.4 per key at spills of 40 / 32 / 24 rows, for 1.0022 / 1.0032 / 1.0063
 // slots per key (against 1.0012). 20 made the build at 100k keys much
-// faster for 6.872 bits/key at ~0.95% (6.834 without). It is used
-// where the build needs it, filters of kPreBumpMinKeys to kPreBumpMaxKeys
-// keys (in-cache sizes): below, space is tightest and builds are cheap;
-// above, Ribbon's random-order insertion misses the cache and is slow anyway.
+// faster for 6.872 bits/key at ~0.95% (6.834 without). It is used from
+// kPreBumpMinKeys keys on: below, space is tightest and builds are cheap.
+// Above kPreBumpSmallMaxKeys the spill is 32, not 20: at 1M keys it saves
+// most of the build time 20 saves, for 0.2% more bytes where 20 costs 0.8%
+// (docs/BENCHMARKS.md, "Ribbon kind").
 inline constexpr uint32_t kPreBumpSpill = 20;
+inline constexpr uint32_t kPreBumpSpillLarge = 32;
 inline constexpr uint64_t kPreBumpMinKeys = 50000;
-inline constexpr uint64_t kPreBumpMaxKeys = 400000;
-inline bool PreBumps(uint64_t keys) {
-  return keys >= kPreBumpMinKeys && keys <= kPreBumpMaxKeys;
+inline constexpr uint64_t kPreBumpSmallMaxKeys = 400000;
+inline bool PreBumps(uint64_t keys) { return keys >= kPreBumpMinKeys; }
+// The spill from which a bucket of a filter of `keys` keys is pre-bumped.
+inline uint32_t PreBumpSpill(uint64_t keys) {
+  return keys <= kPreBumpSmallMaxKeys ? kPreBumpSpill : kPreBumpSpillLarge;
 }
 
 // Blocks of a layer for `keys` keys at `load` keys per slot: the starts
