@@ -110,7 +110,12 @@
 // k covers starts [128k, 128k + 128), blocks 2k and 2k + 1. A query reads
 // blocks b and b + 1 of its start: one contiguous span of words. (One code
 // byte before every 8 blocks, so that a query's code is in its words' page,
-// measured no faster out of cache and more instructions per query.)
+// measured no faster out of cache and more instructions per query. The
+// codes stay apart: a byte per 8 blocks (~480 bytes of words at r = 7)
+// stays in cache, and a query prefetches its words before it reads its code
+// (kernels.cc), which out of cache is as fast as reading no code at all: a
+// code in the words' cache line could save nothing more; docs/BENCHMARKS.md,
+// "Ribbon kind".)
 #ifndef BLOCKBLOOM_SRC_RIBBON_LAYOUT_H_
 #define BLOCKBLOOM_SRC_RIBBON_LAYOUT_H_
 
