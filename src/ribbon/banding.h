@@ -22,7 +22,7 @@
 // 10.3): at load 1.05 most keys meet a full table: the keys with high
 // offsets take a few steps each, the minority kept below take many (most of
 // all steps): they walk past the previous bucket's "spill" to the frontier.
-// - Pre-bumping (layout.h, kPreBumpSpill): about half the layer-0 steps per
+// - Pre-bumping (layout.h, PreBumpSpill): about half the layer-0 steps per
 //   key.
 // - Interleaved streams: a layer's buckets cut into up to 4 ranges, banded
 //   in one loop one step of each at a time; the chains are independent, so
@@ -59,7 +59,7 @@ struct BandingOptions {
   uint32_t result_mask = 0;  // the result bits solved (r_max + 1 columns)
   uint8_t bump_lo = kBumpLo;
   uint8_t bump_hi = kBumpHi;
-  // kPreBumpSpill where PreBumps(n), else never.
+  // PreBumpSpill(n) where PreBumps(n), else never.
   uint32_t pre_bump_spill = std::numeric_limits<uint32_t>::max();
   int streams = 1;  // 1 .. 4
 };

@@ -148,7 +148,7 @@ absl::StatusOr<Filter> Build(absl::Span<uint64_t> hashes,
       banding.salt = salt;
       banding.layer = index;
       banding.result_mask = result_mask;
-      if (pre_bump) banding.pre_bump_spill = kPreBumpSpill;
+      if (pre_bump) banding.pre_bump_spill = PreBumpSpill(n);
       banding.streams = index == 0 && options.streams > 0
                             ? options.streams
                             : StreamsFor(remaining, index);

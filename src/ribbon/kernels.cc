@@ -13,6 +13,13 @@
 //   out-of-line function, so the common path has no prologue pushes.
 // - A batch computes its 32 positions once and prefetches both blocks'
 //   words and the code byte before it tests any: faster in cache too.
+// - A single query prefetches the first and last line of its two blocks'
+//   words before it reads the layer's code byte. Out of cache, the words'
+//   misses otherwise wait behind the code's: without the prefetch a single
+//   probe took about as long as one with two dependent misses; with it, as
+//   long as one that reads no code at all (measured with the code check
+//   removed), so storing the codes among the words could gain nothing more
+//   (docs/BENCHMARKS.md, "Ribbon kind").
 // - Tried and dropped: the layer chosen by a conditional move instead of a
 //   branch ("eager layer 1": single probes slower); codes stored among the
 //   words (no gain out of cache, more instructions).
@@ -101,6 +108,9 @@ BLOCKBLOOM_RIBBON_INLINE bool Query(const RibbonView& view, uint64_t hash) {
   const uint64_t x = LayerZeroHash(hash, view.salt);
   const RibbonLayerView& lv = view.layers[0];
   const Position pos = Locate<kR>(lv, x);
+  // Both ends of the two blocks' words before the code byte (above).
+  __builtin_prefetch(pos.words);
+  __builtin_prefetch(pos.words + 16 * kR + 8);
   if (__builtin_expect(view.num_layers > 1 && Bumped(view, lv, pos.start), 0)) {
     return kUpper(view, x);
   }

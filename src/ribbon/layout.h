@@ -110,7 +110,12 @@
 // k covers starts [128k, 128k + 128), blocks 2k and 2k + 1. A query reads
 // blocks b and b + 1 of its start: one contiguous span of words. (One code
 // byte before every 8 blocks, so that a query's code is in its words' page,
-// measured no faster out of cache and more instructions per query.)
+// measured no faster out of cache and more instructions per query. The
+// codes stay apart: a byte per 8 blocks (~480 bytes of words at r = 7)
+// stays in cache, and a query prefetches its words before it reads its code
+// (kernels.cc), which out of cache is as fast as reading no code at all: a
+// code in the words' cache line could save nothing more; docs/BENCHMARKS.md,
+// "Ribbon kind".)
 #ifndef BLOCKBLOOM_SRC_RIBBON_LAYOUT_H_
 #define BLOCKBLOOM_SRC_RIBBON_LAYOUT_H_
 
@@ -163,21 +168,25 @@ inline constexpr uint32_t BumpThreshold(uint32_t code, uint32_t lo,
   return code == 3 ? 0 : code == 2 ? lo : code == 1 ? hi : kBucketSize;
 }
 
-// Pre-bumping (banding.cc): a bucket whose first kPreBumpSpill rows are
+// Pre-bumping (banding.cc): a bucket whose first PreBumpSpill(n) rows are
 // already taken by the previous buckets' keys starts with code 2, so that its
 // lowest offsets, which would walk far and mostly fail, are bumped without an
 // attempt. At 1M keys it cuts elimination steps from 22.4 to 16.9 / 14.3 /
 // 11.4 per key at spills of 40 / 32 / 24 rows, for 1.0022 / 1.0032 / 1.0063
 // slots per key (against 1.0012). 20 made the build at 100k keys much
-// faster for 6.872 bits/key at ~0.95% (6.834 without). It is used
-// where the build needs it, filters of kPreBumpMinKeys to kPreBumpMaxKeys
-// keys (in-cache sizes): below, space is tightest and builds are cheap;
-// above, Ribbon's random-order insertion misses the cache and is slow anyway.
+// faster for 6.872 bits/key at ~0.95% (6.834 without). It is used from
+// kPreBumpMinKeys keys on: below, space is tightest and builds are cheap.
+// Above kPreBumpSmallMaxKeys the spill is 32, not 20: at 1M keys it saves
+// most of the build time 20 saves, for 0.2% more bytes where 20 costs 0.8%
+// (docs/BENCHMARKS.md, "Ribbon kind").
 inline constexpr uint32_t kPreBumpSpill = 20;
+inline constexpr uint32_t kPreBumpSpillLarge = 32;
 inline constexpr uint64_t kPreBumpMinKeys = 50000;
-inline constexpr uint64_t kPreBumpMaxKeys = 400000;
-inline bool PreBumps(uint64_t keys) {
-  return keys >= kPreBumpMinKeys && keys <= kPreBumpMaxKeys;
+inline constexpr uint64_t kPreBumpSmallMaxKeys = 400000;
+inline bool PreBumps(uint64_t keys) { return keys >= kPreBumpMinKeys; }
+// The spill from which a bucket of a filter of `keys` keys is pre-bumped.
+inline uint32_t PreBumpSpill(uint64_t keys) {
+  return keys <= kPreBumpSmallMaxKeys ? kPreBumpSpill : kPreBumpSpillLarge;
 }
 
 // Blocks of a layer for `keys` keys at `load` keys per slot: the starts

@@ -9,9 +9,11 @@ namespace blockbloom::internal::ribbon {
 namespace {
 
 // The measured shares of a layer's keys that are bumped to the next
-// (100k: 4.73%; 4.7-4.9% over 10k-10M; with pre-bumping 5.5-5.6%).
+// (100k: 4.73%; 4.7-4.9% over 10k-10M; with pre-bumping from a spill of 20
+// rows 5.5-5.6%, from 32 rows 5.0% at 1M and 10M).
 constexpr double kBumpShare = 0.049;
 constexpr double kBumpSharePreBump = 0.056;
+constexpr double kBumpSharePreBumpLarge = 0.050;
 // Keys per slot of the one-layer filters of fewer than kSmallLayerKeys keys
 // (builder.cc, SingleLayerBlocksFrom): the fewest blocks that banded every
 // key averaged 0.97-0.99 keys per slot from 700 to 2,047 keys (1,000 keys:
@@ -56,7 +58,10 @@ uint64_t EstimatedSlots(uint64_t num_keys) {
            std::min<uint64_t>(static_cast<uint64_t>(blocks),
                               BlocksForKeys(num_keys, LoadForKeys(num_keys)));
   }
-  const double share = PreBumps(num_keys) ? kBumpSharePreBump : kBumpShare;
+  const double share = !PreBumps(num_keys) ? kBumpShare
+                       : PreBumpSpill(num_keys) == kPreBumpSpill
+                           ? kBumpSharePreBump
+                           : kBumpSharePreBumpLarge;
   uint64_t slots = 0;
   double keys = static_cast<double>(num_keys);
   for (int layer = 0; keys >= 0.5 && layer < kMaxLayers; ++layer) {
