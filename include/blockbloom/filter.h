@@ -42,7 +42,6 @@ class HashChunks;
 struct Kernels;
 struct FilterAccess;
 }  // namespace internal
-struct ReadOptions;  // blockbloom/format.h
 
 // The kind of a filter: how it holds its keys.
 enum class FilterKind : uint8_t {
@@ -144,8 +143,6 @@ class Filter {
  private:
   friend class FilterBuilder;
   friend struct internal::FilterAccess;
-  friend absl::StatusOr<Filter> OpenFilter(absl::Span<const uint8_t> bytes,
-                                           const ReadOptions& options);
   Filter(std::unique_ptr<internal::AlignedBuffer> owned, const uint8_t* bits,
          const FilterShape& shape, uint64_t seed, uint64_t num_keys,
          const internal::Kernels* kernels);

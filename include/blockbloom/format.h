@@ -156,6 +156,8 @@ struct ReadOptions {
   static constexpr uint64_t kRatioFreeBytes = uint64_t{64} << 20;
 };
 
+struct FilterInfo;  // below
+
 // Opens a serialized filter. Uncompressed bits are probed where they are,
 // without copying and with no alignment requirement: `bytes` must then
 // outlive the Filter. Compressed bits are decompressed into an owned,
@@ -166,16 +168,20 @@ struct ReadOptions {
 //   ResourceExhausted  a decompressed size over max_decompressed_bytes, or
 //                  over max_decompression_ratio times the compressed size
 // Never reads outside `bytes`, never crashes on any input (fuzzed).
+// With `info`, an open that succeeds also stores there what InspectFilter
+// returns: a reader that wants both reads the trailer or footer once.
 absl::StatusOr<Filter> OpenFilter(absl::Span<const uint8_t> bytes,
-                                  const ReadOptions& options = {});
+                                  const ReadOptions& options = {},
+                                  FilterInfo* info = nullptr);
 
 // For storage engines: like OpenFilter, but a filter that cannot be read
 // comes back as Filter::MatchAll() ("may match" for every key), so a damaged
 // filter costs extra reads and never a wrong answer. The reason goes to
-// `*error` if given.
+// `*error` if given; `*info` as OpenFilter's (untouched for a MatchAll()).
 Filter OpenFilterOrMatchAll(absl::Span<const uint8_t> bytes,
                             const ReadOptions& options = {},
-                            absl::Status* error = nullptr);
+                            absl::Status* error = nullptr,
+                            FilterInfo* info = nullptr);
 
 // What a serialized filter's trailer or footer says, without opening it
 // (no allocation, no decompression; the checksum is verified if asked).

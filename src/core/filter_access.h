@@ -24,6 +24,13 @@ struct FilterAccess {
     return Filter(std::move(owned), kind, ref, shape, size_bytes, num_keys,
                   kernels);
   }
+  // A blocked filter of `bits` (in `owned`, if not null).
+  static Filter MakeBlocked(std::unique_ptr<AlignedBuffer> owned,
+                            const uint8_t* bits, const FilterShape& shape,
+                            uint64_t seed, uint64_t num_keys) {
+    return Filter(std::move(owned), bits, shape, seed, num_keys,
+                  KernelsFor(static_cast<uint32_t>(shape.lane_bits)));
+  }
   static void SetOwnsBits(Filter* filter, bool owns) {
     filter->owns_set_bits_ = owns;
   }

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "src/core/aligned_buffer.h"
+#include "src/core/filter_access.h"
 #include "src/core/probe.h"
 #include "src/exact_size/exact_size.h"
 #include "src/exact_size/in_place.h"
@@ -131,6 +132,37 @@ absl::StatusOr<Parsed> Parse(absl::Span<const uint8_t> block,
                      major, ", this reader knows version ", kMajorVersion));
   }
   return ParseFull(block, options);
+}
+
+// The filter of a parsed block, by its encoding.
+absl::StatusOr<Filter> OpenParsed(const Parsed& parsed) {
+  const FilterInfo& info = parsed.info;
+  if (info.encoding == Encoding::kRibbon) {
+    return internal::ribbon::OpenRibbonFilter(parsed.payload, parsed.ribbon,
+                                              info.seed, info.num_keys);
+  }
+  if (info.encoding == Encoding::kInPlace) {
+    return internal::OpenInPlaceFilter(parsed.payload, info.shape.num_probes,
+                                       info.seed);
+  }
+  if (info.encoding == Encoding::kAccurate) {
+    // A restored v3 payload dies with `parsed`: the filter keeps a copy.
+    return internal::OpenAccurateFilter(
+        parsed.payload, info.kind,
+        info.kind == FilterKind::kSet ? info.set_low_bits
+                                      : info.shape.num_probes,
+        info.seed, info.kind == FilterKind::kSet ? &parsed.set : nullptr,
+        /*copy_payload=*/!parsed.restored.empty());
+  }
+  if (info.compression == Compression::kNone) {
+    return Filter::Wrap(parsed.payload, info.shape, info.seed, info.num_keys);
+  }
+  absl::StatusOr<std::unique_ptr<internal::AlignedBuffer>> buffer =
+      internal::format::Decompress(parsed);
+  if (!buffer.ok()) return buffer.status();
+  uint8_t* data = (*buffer)->data();
+  return internal::FilterAccess::MakeBlocked(
+      *std::move(buffer), data, info.shape, info.seed, info.num_keys);
 }
 
 }  // namespace
@@ -289,42 +321,19 @@ absl::StatusOr<FilterInfo> InspectFilter(absl::Span<const uint8_t> bytes,
 }
 
 absl::StatusOr<Filter> OpenFilter(absl::Span<const uint8_t> bytes,
-                                  const ReadOptions& options) {
+                                  const ReadOptions& options,
+                                  FilterInfo* info) {
   absl::StatusOr<Parsed> parsed = Parse(bytes, options);
   if (!parsed.ok()) return parsed.status();
-  const FilterInfo& info = parsed->info;
-  if (info.encoding == Encoding::kRibbon) {
-    return internal::ribbon::OpenRibbonFilter(parsed->payload, parsed->ribbon,
-                                              info.seed, info.num_keys);
-  }
-  if (info.encoding == Encoding::kInPlace) {
-    return internal::OpenInPlaceFilter(parsed->payload, info.shape.num_probes,
-                                       info.seed);
-  }
-  if (info.encoding == Encoding::kAccurate) {
-    // A restored v3 payload dies with `parsed`: the filter keeps a copy.
-    return internal::OpenAccurateFilter(
-        parsed->payload, info.kind,
-        info.kind == FilterKind::kSet ? info.set_low_bits
-                                      : info.shape.num_probes,
-        info.seed, info.kind == FilterKind::kSet ? &parsed->set : nullptr,
-        /*copy_payload=*/!parsed->restored.empty());
-  }
-  if (info.compression == Compression::kNone) {
-    return Filter::Wrap(parsed->payload, info.shape, info.seed, info.num_keys);
-  }
-  absl::StatusOr<std::unique_ptr<internal::AlignedBuffer>> buffer =
-      internal::format::Decompress(*parsed);
-  if (!buffer.ok()) return buffer.status();
-  uint8_t* data = (*buffer)->data();
-  return Filter(
-      *std::move(buffer), data, info.shape, info.seed, info.num_keys,
-      internal::KernelsFor(static_cast<uint32_t>(info.shape.lane_bits)));
+  absl::StatusOr<Filter> filter = OpenParsed(*parsed);
+  if (filter.ok() && info != nullptr) *info = parsed->info;
+  return filter;
 }
 
 Filter OpenFilterOrMatchAll(absl::Span<const uint8_t> bytes,
-                            const ReadOptions& options, absl::Status* error) {
-  absl::StatusOr<Filter> filter = OpenFilter(bytes, options);
+                            const ReadOptions& options, absl::Status* error,
+                            FilterInfo* info) {
+  absl::StatusOr<Filter> filter = OpenFilter(bytes, options, info);
   if (error != nullptr) *error = filter.status();
   if (!filter.ok()) return Filter::MatchAll();
   return *std::move(filter);

@@ -248,8 +248,8 @@ absl::Status FilterPolicy::Builder::Finish(std::string* dst,
 }
 
 Filter FilterPolicy::NewReader(absl::Span<const uint8_t> block,
-                               absl::Status* error) const {
-  return OpenFilterOrMatchAll(block, cache_.read, error);
+                               absl::Status* error, FilterInfo* info) const {
+  return OpenFilterOrMatchAll(block, cache_.read, error, info);
 }
 
 bool FilterPolicy::KeyMayMatch(std::string_view key,

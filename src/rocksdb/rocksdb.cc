@@ -93,23 +93,21 @@ class RocksDBFilterPolicy final : public rocksdb::FilterPolicy {
     // No reader from a library of another layout: RocksDB reads "may match".
     if (!internal::CheckRocksDBLibrary().ok()) return nullptr;
     const absl::Span<const uint8_t> bytes = AsBytes(View(contents));
-    // The origin from the footer alone (the filter's own open verifies the
-    // checksum); blocks without one count as of unknown level.
-    ReadOptions footer_only;
-    footer_only.verify_checksum = false;
-    footer_only.seed = policy_.options().seed;
-    const absl::StatusOr<FilterInfo> info = InspectFilter(bytes, footer_only);
+    // One read of the footer for the filter and its origin; blocks without
+    // one (or that fail to open) count as of unknown level.
+    FilterInfo info;
+    Filter filter = policy_.NewReader(bytes, /*error=*/nullptr, &info);
     int index = PolicyState::SlotIndex(0, -1);
-    if (info.ok() && info->origin.recorded()) {
-      const int dense = state_->DenseGroup(info->origin.group);
+    if (info.origin.recorded()) {
+      const int dense = state_->DenseGroup(info.origin.group);
       const int group =
-          LearnedPlan::GroupOf(info->origin.level, info->origin.bottommost);
+          LearnedPlan::GroupOf(info.origin.level, info.origin.bottommost);
       index = PolicyState::SlotIndex(dense, group);
       if (group == LearnedPlan::kBottommost) {
-        state_->SeeBottommost(dense, info->origin.level);
+        state_->SeeBottommost(dense, info.origin.level);
       }
     }
-    return new TableFilterReader(policy_.NewReader(bytes), state_, index,
+    return new TableFilterReader(std::move(filter), state_, index,
                                  contents.size());
   }
 

@@ -26,6 +26,15 @@ Filter Build(int n) {
   return *builder.Finish();
 }
 
+Filter BuildRibbon(int n) {
+  FilterOptions options;
+  options.kind = FilterKind::kRibbon;
+  options.bits_per_key = 10;
+  FilterBuilder builder = *FilterBuilder::Create(options);
+  for (int i = 0; i < n; ++i) builder.Add(absl::StrCat("key", i));
+  return *builder.Finish();
+}
+
 std::string Write(const Filter& filter, const FilterOrigin& origin,
                   Encoding encoding = Encoding::kAuto) {
   WriteOptions options;
@@ -194,12 +203,7 @@ TEST(FilterOriginTest, TheCompactEncodingRecordsAnOriginAndTheKeyCount) {
 // bytes more; the RocksDB adapter records it for ribbons as for blocked
 // filters), and one out of range is refused as for the full encoding.
 TEST(FilterOriginTest, TheRibbonEncodingRecordsAnOrigin) {
-  FilterOptions ribbon;
-  ribbon.kind = FilterKind::kRibbon;
-  ribbon.bits_per_key = 10;
-  FilterBuilder builder = *FilterBuilder::Create(ribbon);
-  for (int i = 0; i < 20000; ++i) builder.Add(absl::StrCat("key", i));
-  const Filter filter = *builder.Finish();
+  const Filter filter = BuildRibbon(20000);
   ASSERT_EQ(filter.kind(), FilterKind::kRibbon);
   const std::string plain = Write(filter, {});
   EXPECT_FALSE(InspectFilter(AsBytes(plain))->origin.recorded());
@@ -222,6 +226,47 @@ TEST(FilterOriginTest, TheRibbonEncodingRecordsAnOrigin) {
   const auto written = SerializeFilter(filter, options);
   EXPECT_EQ(written.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(written.status().message(), HasSubstr("origin"));
+}
+
+// A reader that wants the filter and its origin (the RocksDB adapter's)
+// reads the footer once: OpenFilter's `info` is InspectFilter's answer.
+TEST(FilterOriginTest, OpenFilterGivesWhatInspectFilterSays) {
+  const Filter ribbon_filter = BuildRibbon(5000);
+  const Filter small = Build(50);
+  const Filter large = Build(20000);
+  const FilterOrigin origin{3, true, 41};
+  WriteOptions zstd;
+  zstd.encoding = Encoding::kFull;
+  zstd.compression = Compression::kZstd;
+  zstd.origin = origin;
+  for (const std::string& block :
+       {Write(small, origin), Write(large, origin), Write(large, {}),
+        Write(ribbon_filter, origin), *SerializeFilter(large, zstd)}) {
+    const FilterInfo inspected = *InspectFilter(AsBytes(block));
+    FilterInfo info;
+    ASSERT_TRUE(OpenFilter(AsBytes(block), {}, &info).ok());
+    EXPECT_EQ(info.encoding, inspected.encoding);
+    EXPECT_EQ(info.kind, inspected.kind);
+    EXPECT_EQ(info.origin, inspected.origin);
+    EXPECT_EQ(info.num_keys, inspected.num_keys);
+    EXPECT_EQ(info.compression, inspected.compression);
+    EXPECT_EQ(info.total_bytes, block.size());
+    FilterInfo fail_open;
+    const Filter filter =
+        OpenFilterOrMatchAll(AsBytes(block), {}, nullptr, &fail_open);
+    EXPECT_FALSE(filter.is_match_all());
+    EXPECT_EQ(fail_open.origin, inspected.origin);
+  }
+  // A block that does not open leaves `info` as it was.
+  std::string bad = Write(large, origin);
+  bad[10] ^= 1;  // the checksum catches it
+  FilterInfo untouched;
+  untouched.num_keys = 7;
+  EXPECT_FALSE(OpenFilter(AsBytes(bad), {}, &untouched).ok());
+  EXPECT_TRUE(OpenFilterOrMatchAll(AsBytes(bad), {}, nullptr, &untouched)
+                  .is_match_all());
+  EXPECT_EQ(untouched.num_keys, 7u);
+  EXPECT_FALSE(untouched.origin.recorded());
 }
 
 }  // namespace
