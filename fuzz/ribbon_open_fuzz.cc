@@ -74,7 +74,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!info.ok() || info->kind != filter->kind()) abort();
   if (filter->kind() != blockbloom::FilterKind::kRibbon) return 0;
   const blockbloom::internal::RibbonView& view =
-      *blockbloom::internal::FilterAccess::Ref(*filter).ribbon;
+      blockbloom::internal::ViewOf<blockbloom::internal::RibbonView>(
+          blockbloom::internal::FilterAccess::Ref(*filter));
   uint64_t hashes[64];
   for (size_t i = 0; i < 64; ++i) {
     hashes[i] = (i + 1) * 0x9e3779b97f4a7c15ULL ^ (size > i ? data[i] : 0);

@@ -40,6 +40,7 @@ namespace internal {
 class AlignedBuffer;
 class HashChunks;
 struct Kernels;
+struct KindOps;
 struct FilterAccess;
 }  // namespace internal
 
@@ -126,11 +127,7 @@ class Filter {
   // FilterKind::kSet: bits in each fingerprint's low part (0 otherwise).
   int set_low_bits() const;
   // True if the filter owns its bits (built here), false if Wrap()ped.
-  bool owns_bits() const {
-    return owned_ != nullptr &&
-           !((kind_ == FilterKind::kSet || kind_ == FilterKind::kRibbon) &&
-             !owns_set_bits_);
-  }
+  bool owns_bits() const { return owned_ != nullptr && !bits_elsewhere_; }
   // Bytes of memory the filter owns (its bits if built or decompressed here,
   // a fingerprint set's probe index, a ribbon filter's view).
   size_t owned_bytes() const;
@@ -146,16 +143,17 @@ class Filter {
   Filter(std::unique_ptr<internal::AlignedBuffer> owned, const uint8_t* bits,
          const FilterShape& shape, uint64_t seed, uint64_t num_keys,
          const internal::Kernels* kernels);
-  Filter(std::unique_ptr<internal::AlignedBuffer> owned, FilterKind kind,
-         const internal::FilterRef& ref, const FilterShape& shape,
-         uint64_t size_bytes, uint64_t num_keys,
+  Filter(std::unique_ptr<internal::AlignedBuffer> owned,
+         const internal::KindOps* ops, const internal::FilterRef& ref,
+         const FilterShape& shape, uint64_t size_bytes, uint64_t num_keys,
          const internal::Kernels* kernels);
 
   std::unique_ptr<internal::AlignedBuffer> owned_;
   FilterKind kind_ = FilterKind::kBlocked;
-  // A kSet (kRibbon) filter always owns its index (view); its bits only if
-  // built or copied here.
-  bool owns_set_bits_ = false;
+  // A kind whose filter owns its view (a fingerprint set's index) may not
+  // own its bits (opened in place): its maker says so.
+  bool bits_elsewhere_ = false;
+  const internal::KindOps* ops_;  // the kind's (src/core/kind.h)
   FilterShape shape_;
   uint64_t size_bytes_;
   uint64_t num_keys_;

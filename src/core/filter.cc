@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "src/core/aligned_buffer.h"
 #include "src/core/batch_size.h"
+#include "src/core/kind.h"
 #include "src/core/layout.h"
 #include "src/core/probe.h"
 #include "src/core/probe_small.h"
@@ -40,6 +41,7 @@ Filter::Filter(std::unique_ptr<internal::AlignedBuffer> owned,
                const uint8_t* bits, const FilterShape& shape, uint64_t seed,
                uint64_t num_keys, const internal::Kernels* kernels)
     : owned_(std::move(owned)),
+      ops_(&internal::kBlockedOps),
       shape_(shape),
       size_bytes_(shape.size_bytes()),
       num_keys_(num_keys),
@@ -59,12 +61,13 @@ Filter::Filter(std::unique_ptr<internal::AlignedBuffer> owned,
   probe_key_ = kernels_->probe_key;
 }
 
-Filter::Filter(std::unique_ptr<internal::AlignedBuffer> owned, FilterKind kind,
-               const internal::FilterRef& ref, const FilterShape& shape,
-               uint64_t size_bytes, uint64_t num_keys,
+Filter::Filter(std::unique_ptr<internal::AlignedBuffer> owned,
+               const internal::KindOps* ops, const internal::FilterRef& ref,
+               const FilterShape& shape, uint64_t size_bytes, uint64_t num_keys,
                const internal::Kernels* kernels)
     : owned_(std::move(owned)),
-      kind_(kind),
+      kind_(ops->kind),
+      ops_(ops),
       shape_(shape),
       size_bytes_(size_bytes),
       num_keys_(num_keys),
@@ -113,27 +116,12 @@ size_t Filter::owned_bytes() const {
 }
 
 int Filter::set_low_bits() const {
-  return ref_.set == nullptr ? 0 : ref_.set->low_bits;
+  return ops_->set_low_bits == nullptr ? 0 : ops_->set_low_bits(ref_);
 }
 
 double Filter::EstimatedFpRate() const {
   if (is_match_all()) return 1.0;
-  switch (kind_) {
-    case FilterKind::kBlocked:
-      break;
-    case FilterKind::kSpread:
-      return internal::OneBlockFpRate(num_keys_, ref_.num_bits,
-                                      shape_.num_probes);
-    case FilterKind::kSet:
-      return std::min(1.0, static_cast<double>(num_keys_) /
-                               static_cast<double>(ref_.set->universe));
-    case FilterKind::kStandard:
-      return internal::StandardFpRate(num_keys_, ref_.num_bits,
-                                      shape_.num_probes);
-    case FilterKind::kRibbon:
-      return ref_.ribbon->estimated_fp_rate;
-  }
-  return blockbloom::EstimatedFpRate(shape_, num_keys_).value_or(1.0);
+  return ops_->estimated_fp_rate(ref_, shape_, num_keys_);
 }
 
 const char* FilterKindName(FilterKind kind) {

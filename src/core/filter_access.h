@@ -12,16 +12,18 @@
 
 #include "blockbloom/filter.h"
 #include "src/core/aligned_buffer.h"
+#include "src/core/kind.h"
 #include "src/core/probe.h"
 
 namespace blockbloom::internal {
 
 struct FilterAccess {
-  static Filter Make(std::unique_ptr<AlignedBuffer> owned, FilterKind kind,
+  // A filter of the kind of `ops` (src/core/kind.h).
+  static Filter Make(std::unique_ptr<AlignedBuffer> owned, const KindOps& ops,
                      const FilterRef& ref, const FilterShape& shape,
                      uint64_t size_bytes, uint64_t num_keys,
                      const Kernels* kernels) {
-    return Filter(std::move(owned), kind, ref, shape, size_bytes, num_keys,
+    return Filter(std::move(owned), &ops, ref, shape, size_bytes, num_keys,
                   kernels);
   }
   // A blocked filter of `bits` (in `owned`, if not null).
@@ -31,9 +33,12 @@ struct FilterAccess {
     return Filter(std::move(owned), bits, shape, seed, num_keys,
                   KernelsFor(static_cast<uint32_t>(shape.lane_bits)));
   }
+  // For a filter whose owned buffer holds its view: whether it holds the
+  // bits too (built or copied) or they are the caller's (opened in place).
   static void SetOwnsBits(Filter* filter, bool owns) {
-    filter->owns_set_bits_ = owns;
+    filter->bits_elsewhere_ = !owns;
   }
+  static const KindOps& Ops(const Filter& filter) { return *filter.ops_; }
   // What Filter::MayContain(key) calls, and its argument.
   using ProbeKeyFn = bool (*)(const FilterRef&, std::string_view);
   static ProbeKeyFn ProbeKey(const Filter& filter) { return filter.probe_key_; }

@@ -335,15 +335,6 @@ inline FilterRef StandardRef(const uint8_t* bits, uint32_t num_bits, int k,
   return f;
 }
 
-// A compressed fingerprint set over `bits`, probed through its index.
-inline FilterRef SetRef(const uint8_t* bits, const SetIndex* set,
-                        uint64_t seed) {
-  FilterRef f = {bits, 1, LaneSetsFor(1), seed, 0};
-  f.kind = FilterKind::kSet;
-  f.set = set;
-  return f;
-}
-
 // Calls fn(bit_index) for each of the key's k bits, as an index into the
 // filter's bits (see "Layout" above). Valid for every lane width.
 template <typename Fn>

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "src/core/aligned_buffer.h"
 #include "src/core/filter_access.h"
+#include "src/core/kind.h"
 #include "src/core/layout.h"
 #include "src/core/probe_small.h"
 #include "src/core/sizing_internal.h"
@@ -19,13 +20,48 @@ namespace blockbloom::internal {
 
 namespace {
 
+// The exact-size kinds' operations (src/core/kind.h).
+double SpreadFpRate(const FilterRef& ref, const FilterShape& shape,
+                    uint64_t num_keys) {
+  return OneBlockFpRate(num_keys, ref.num_bits, shape.num_probes);
+}
+double StandardRate(const FilterRef& ref, const FilterShape& shape,
+                    uint64_t num_keys) {
+  return StandardFpRate(num_keys, ref.num_bits, shape.num_probes);
+}
+double SetFpRate(const FilterRef& ref, const FilterShape&, uint64_t num_keys) {
+  return std::min(1.0, static_cast<double>(num_keys) /
+                           static_cast<double>(ViewOf<SetIndex>(ref).universe));
+}
+// A set's copy is its index alone: the probe never reads the payload.
+size_t SetCopyBytes(const FilterRef& ref, absl::Span<const uint8_t>) {
+  return SetIndexBytes(ViewOf<SetIndex>(ref));
+}
+FilterRef CopySet(const FilterRef& ref, absl::Span<const uint8_t>,
+                  uint8_t* at) {
+  FilterRef copy = ref;
+  copy.bits = nullptr;
+  copy.view = CopySetIndex(ViewOf<SetIndex>(ref), at);
+  return copy;
+}
+int SetLowBits(const FilterRef& ref) { return ViewOf<SetIndex>(ref).low_bits; }
+
+const KindOps kSpreadOps = {FilterKind::kSpread, &SpreadFpRate, &BitsCopyBytes,
+                            &CopyBits,
+                            /*set_low_bits=*/nullptr};
+const KindOps kStandardOps = {FilterKind::kStandard, &StandardRate,
+                              &BitsCopyBytes, &CopyBits,
+                              /*set_low_bits=*/nullptr};
+const KindOps kSetOps = {FilterKind::kSet, &SetFpRate, &SetCopyBytes, &CopySet,
+                         &SetLowBits};
+
 Filter SpreadFilter(std::unique_ptr<AlignedBuffer> owned, const uint8_t* bits,
                     uint64_t payload_bytes, int k, uint64_t seed,
                     uint64_t num_keys) {
   const FilterRef ref =
       SpreadRef(bits, static_cast<uint32_t>(8 * payload_bytes), k, seed,
                 /*mix_high=*/true);
-  return FilterAccess::Make(std::move(owned), FilterKind::kSpread, ref,
+  return FilterAccess::Make(std::move(owned), kSpreadOps, ref,
                             FilterShape{1, k, 0}, payload_bytes, num_keys,
                             SpreadKernels(payload_bytes));
 }
@@ -50,7 +86,7 @@ absl::StatusOr<Filter> SetFilter(absl::Span<const uint8_t> payload,
     bits = area + index_bytes;
   }
   const FilterRef ref = SetRef(bits, index, seed);
-  Filter filter = FilterAccess::Make(*std::move(storage), FilterKind::kSet, ref,
+  Filter filter = FilterAccess::Make(*std::move(storage), kSetOps, ref,
                                      FilterShape{1, 0, 0}, payload.size(),
                                      params.count, SetKernels(params.low_bits));
   FilterAccess::SetOwnsBits(&filter, copy_payload);
@@ -139,7 +175,7 @@ absl::StatusOr<Filter> BuildInPlaceFilter(const std::vector<uint64_t>& hashes,
   const FilterRef ref =
       StandardRef(data, static_cast<uint32_t>(8 * payload_bytes), k, seed);
   for (uint64_t h : hashes) ReferenceInsert(ref, data, h);
-  return FilterAccess::Make(*std::move(bits), FilterKind::kStandard, ref,
+  return FilterAccess::Make(*std::move(bits), kStandardOps, ref,
                             FilterShape{1, k, 0}, payload_bytes, hashes.size(),
                             StandardKernels());
 }
@@ -147,7 +183,7 @@ absl::StatusOr<Filter> BuildInPlaceFilter(const std::vector<uint64_t>& hashes,
 Filter OpenInPlaceFilter(absl::Span<const uint8_t> payload, int k,
                          uint64_t seed) {
   return FilterAccess::Make(
-      nullptr, FilterKind::kStandard,
+      nullptr, kStandardOps,
       StandardRef(payload.data(), static_cast<uint32_t>(8 * payload.size()), k,
                   seed),
       FilterShape{1, k, 0}, payload.size(), 0, StandardKernels());

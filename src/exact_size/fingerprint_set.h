@@ -39,7 +39,9 @@
 #include <cstring>
 #include <vector>
 
+#include "blockbloom/filter.h"
 #include "blockbloom/internal/filter_ref.h"
+#include "src/core/layout.h"
 
 namespace blockbloom::internal {
 
@@ -84,8 +86,40 @@ void EncodeSet(std::vector<uint64_t>* hashes, uint64_t num_bits, int low_bits,
 bool ParseSet(const uint8_t* payload, uint64_t num_bits, int low_bits,
               SetParams* params);
 
-// SetIndex (what a probe needs) is declared with FilterRef, in
-// blockbloom/internal/filter_ref.h: the core reads its universe and low bits.
+// What a probe of a set (FilterKind::kSet; FilterRef::view) needs,
+// prepared once per opened filter:
+// the set decoded into arrays, so that a probe is a multiply, two array reads
+// for its bucket's range of entries, and a compare per entry in it (about
+// one). About 3 bytes per key at 10 bits/key (a byte per entry's low part, a
+// byte per bucket's offset), a few times the payload: a filter is probed far
+// more often than it is opened, and probing the payload itself would cost a
+// rank/select walk of the unary code every time.
+struct SetIndex {
+  uint64_t universe;
+  uint64_t low_mask;
+  int low_bits;
+  uint64_t buckets;
+  // Entries of bucket b, g = b / 64, i = g * 65 + b % 64 = b + g:
+  //   [base[g] + offset[i], base[g] + offset[i + 1])
+  // (65 offsets a group of 64 buckets, so a bucket's end is in its own
+  // group). No 64 buckets hold more than kMaxGroupEntries (the format's
+  // rule: ParseSet refuses a set that breaks it), so offsets are bytes.
+  const uint32_t* base;
+  const uint8_t* offset;
+  // Entry j's low part: a byte when low_bits <= 8, else 16 bits.
+  const uint8_t* lows8;
+  const uint16_t* lows16;
+};
+// A fingerprint set's FilterRef: `bits` (the payload), probed through `set`
+// (its view).
+inline FilterRef SetRef(const uint8_t* bits, const SetIndex* set,
+                        uint64_t seed) {
+  FilterRef f = {bits, 1, LaneSetsFor(1), seed, 0};
+  f.kind = FilterKind::kSet;
+  f.view = set;
+  return f;
+}
+
 inline constexpr uint64_t kSetGroup = 64;
 // The most entries any kSetGroup consecutive buckets (aligned to multiples
 // of kSetGroup) may hold. A set the writer chooses averages one entry per

@@ -4,6 +4,7 @@
 // probes are scalar).
 #include <hwy/highway.h>
 
+#include "src/core/kind.h"
 #include "src/core/probe_adapters-inl.h"
 #include "src/exact_size/fingerprint_set.h"
 #include "src/exact_size/in_place.h"
@@ -15,7 +16,7 @@ namespace {
 // vectorize), one table for byte-wide low parts and one for 16-bit ones.
 template <typename LowT>
 bool SetProbeHash(const FilterRef& f, uint64_t hash) {
-  return SetContains<LowT>(*f.set, hash);
+  return SetContains<LowT>(ViewOf<SetIndex>(f), hash);
 }
 
 template <typename LowT>

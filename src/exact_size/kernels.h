@@ -9,7 +9,7 @@
 
 namespace blockbloom::internal {
 
-// For a FilterRef with `set` pointing to a SetIndex of `low_bits`-bit low
+// For a FilterRef whose `view` is a SetIndex of `low_bits`-bit low
 // parts. Probes only.
 const Kernels* SetKernels(int low_bits);
 

@@ -269,7 +269,7 @@ absl::StatusOr<Parsed> ParseShortRibbon(absl::Span<const uint8_t> block,
 void AppendLongRibbon(const Filter& filter, const FilterOrigin& origin,
                       std::string* dst) {
   const ribbon::RibbonLayout layout =
-      ribbon::LayoutOf(*FilterAccess::Ref(filter).ribbon);
+      ribbon::LayoutOf(ViewOf<RibbonView>(FilterAccess::Ref(filter)));
   const absl::Span<const uint8_t> payload = filter.bits();
   const size_t start = dst->size();
   const size_t table_bytes = kLayerEntryBytes * layout.num_layers;
@@ -308,7 +308,7 @@ uint64_t RibbonBlockBytes(uint64_t payload_bytes, int num_layers, uint64_t seed,
 void AppendRibbon(const Filter& filter, const FilterOrigin& origin,
                   std::string* dst) {
   const ribbon::RibbonLayout layout =
-      ribbon::LayoutOf(*FilterAccess::Ref(filter).ribbon);
+      ribbon::LayoutOf(ViewOf<RibbonView>(FilterAccess::Ref(filter)));
   if (layout.salt > kShortMaxSalt || layout.bump_lo != ribbon::kBumpLo ||
       layout.bump_hi != ribbon::kBumpHi || filter.num_keys() > UINT32_MAX) {
     return AppendLongRibbon(filter, origin, dst);

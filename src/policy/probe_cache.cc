@@ -10,30 +10,8 @@
 
 #include "src/core/aligned_buffer.h"
 #include "src/core/filter_access.h"
-#include "src/exact_size/fingerprint_set.h"
 
 namespace blockbloom::internal {
-namespace {
-
-// A copy of a ribbon filter's view and of its payload `bits` at `at`
-// (64 + sizeof(RibbonView) + bits.size() bytes), the copy's layers pointing
-// into the copied payload.
-const RibbonView* CopyRibbonView(const RibbonView& view,
-                                 absl::Span<const uint8_t> bits, uint8_t* at) {
-  const uintptr_t address = reinterpret_cast<uintptr_t>(at);
-  uint8_t* const view_at = at + ((64 - address % 64) % 64);
-  uint8_t* const bits_at = view_at + sizeof(RibbonView);
-  if (!bits.empty()) std::memcpy(bits_at, bits.data(), bits.size());
-  RibbonView* copy = new (view_at) RibbonView(view);
-  for (int layer = 0; layer < copy->num_layers; ++layer) {
-    RibbonLayerView& lv = copy->layers[layer];
-    lv.words = bits_at + (view.layers[layer].words - bits.data());
-    lv.codes = bits_at + (view.layers[layer].codes - bits.data());
-  }
-  return copy;
-}
-
-}  // namespace
 
 // An opened block, reduced to what a probe needs, in ONE allocation (malloc's:
 // 64-byte alignment costs a slower allocator path on every miss) so that a hit
@@ -51,31 +29,17 @@ struct ProbeCacheEntry : ProbeCacheEntryHead {
                                  const ReadOptions& options) {
     absl::StatusOr<Filter> filter = OpenFilter(block, options);
     if (filter.ok()) {
+      // The kind's copy (src/core/kind.h): the bits, a set's index, a
+      // ribbon's view and bits.
+      const KindOps& ops = FilterAccess::Ops(*filter);
       const FilterRef& ref = FilterAccess::Ref(*filter);
-      const bool set = ref.kind == FilterKind::kSet;
-      const bool ribbon = ref.kind == FilterKind::kRibbon;
-      // A ribbon's view (which points into the bits) is copied too, to a
-      // 64-byte boundary (its alignment; malloc gives 16), before the bits.
-      const size_t view_bytes = ribbon ? 64 + sizeof(RibbonView) : 0;
-      const size_t data =
-          set ? SetIndexBytes(*ref.set) : view_bytes + filter->bits().size();
+      const size_t data = ops.copy_bytes(ref, filter->bits());
       ProbeCacheEntry* e =
           Allocate(key, block.data(), kDataAt + data, std::nothrow);
       if (e != nullptr) {
         e->probe_key = FilterAccess::ProbeKey(*filter);
-        e->filter_ref = ref;
-        uint8_t* at = reinterpret_cast<uint8_t*>(e) + kDataAt;
-        if (set) {
-          e->filter_ref.bits = nullptr;  // the caller's; the index suffices
-          e->filter_ref.set = CopySetIndex(*ref.set, at);
-        } else if (ribbon) {
-          e->filter_ref.ribbon =
-              CopyRibbonView(*ref.ribbon, filter->bits(), at);
-          e->filter_ref.bits = e->filter_ref.ribbon->layers[0].words;
-        } else {
-          if (data > 0) std::memcpy(at, filter->bits().data(), data);
-          e->filter_ref.bits = at;
-        }
+        e->filter_ref = ops.copy(ref, filter->bits(),
+                                 reinterpret_cast<uint8_t*>(e) + kDataAt);
         return e;
       }
       // No memory for the copy: answer "may match", never wrongly.

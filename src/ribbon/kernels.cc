@@ -32,9 +32,11 @@
 #include <utility>
 
 #include "src/core/key_hash.h"
+#include "src/core/kind.h"
 #include "src/ribbon/key_bits.h"
 #include "src/ribbon/layout.h"
 #include "src/ribbon/match.h"
+#include "src/ribbon/view.h"
 
 namespace blockbloom::internal::ribbon {
 namespace {
@@ -171,25 +173,26 @@ BLOCKBLOOM_RIBBON_INLINE void QueryKeys(const RibbonView& view, uint64_t seed,
   template <int kR>                                                           \
   __attribute__((flatten __VA_OPT__(, ) __VA_ARGS__)) bool ProbeHash##Name(   \
       const FilterRef& f, uint64_t hash) {                                    \
-    return Query<kR, Columns, &Upper##Name<kR>>(*f.ribbon, hash);             \
+    return Query<kR, Columns, &Upper##Name<kR>>(ViewOf<RibbonView>(f), hash); \
   }                                                                           \
   template <int kR>                                                           \
   __attribute__((flatten __VA_OPT__(, ) __VA_ARGS__)) bool ProbeKey##Name(    \
       const FilterRef& f, std::string_view key) {                             \
-    return Query<kR, Columns, &Upper##Name<kR>>(*f.ribbon,                    \
+    return Query<kR, Columns, &Upper##Name<kR>>(ViewOf<RibbonView>(f),        \
                                                 Hash64(key, f.seed));         \
   }                                                                           \
   template <int kR>                                                           \
   __attribute__((flatten __VA_OPT__(, ) __VA_ARGS__)) void ProbeHashes##Name( \
       const FilterRef& f, const uint64_t* hashes, size_t n, bool* results) {  \
-    QueryBatch<kR, Columns, &Upper##Name<kR>>(*f.ribbon, hashes, n, results); \
+    QueryBatch<kR, Columns, &Upper##Name<kR>>(ViewOf<RibbonView>(f), hashes,  \
+                                              n, results);                    \
   }                                                                           \
   template <int kR>                                                           \
   __attribute__((flatten __VA_OPT__(, ) __VA_ARGS__)) void ProbeKeys##Name(   \
       const FilterRef& f, const std::string_view* keys, size_t n,             \
       bool* results) {                                                        \
-    QueryKeys<kR, Columns, &Upper##Name<kR>>(*f.ribbon, f.seed, keys, n,      \
-                                             results);                        \
+    QueryKeys<kR, Columns, &Upper##Name<kR>>(ViewOf<RibbonView>(f), f.seed,   \
+                                             keys, n, results);               \
   }                                                                           \
   template <int kR>                                                           \
   constexpr Kernels Kernels##Name = {&ProbeHash##Name<kR>,                    \

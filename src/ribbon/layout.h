@@ -123,14 +123,12 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "blockbloom/internal/filter_ref.h"
-
 namespace blockbloom::internal::ribbon {
 
 inline constexpr int kWidth = 64;  // w: coefficient bits per row
 inline constexpr int kLogBucket = 7;
 inline constexpr uint32_t kBucketSize = 1u << kLogBucket;
-inline constexpr int kMaxLayers = kRibbonMaxLayers;
+inline constexpr int kMaxLayers = 12;
 inline constexpr uint8_t kBumpLo = 13;  // 0.10 * kBucketSize
 inline constexpr uint8_t kBumpHi = 38;  // 0.30 * kBucketSize
 inline constexpr double kLoad = 1.05;

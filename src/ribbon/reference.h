@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <cstring>
 
-#include "blockbloom/internal/filter_ref.h"
 #include "src/ribbon/key_bits.h"
 #include "src/ribbon/layout.h"
+#include "src/ribbon/view.h"
 
 namespace blockbloom::internal::ribbon {
 

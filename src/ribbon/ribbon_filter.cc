@@ -34,7 +34,7 @@ Filter MakeRibbonFilter(std::unique_ptr<AlignedBuffer> storage,
   // fingerprint set, so that is_match_all() stays false.
   const FilterShape shape{1, 0, 0};
   Filter filter = FilterAccess::Make(
-      std::move(storage), FilterKind::kRibbon, ref, shape, PayloadBytes(layout),
+      std::move(storage), kRibbonOps, ref, shape, PayloadBytes(layout),
       num_keys,
       QueryKernels(layout.num_layers, layout.result_bits, ActiveIsa()));
   FilterAccess::SetOwnsBits(&filter, owns_payload);

@@ -14,6 +14,7 @@
 #include "src/core/aligned_buffer.h"
 #include "src/ribbon/kernels.h"
 #include "src/ribbon/layout.h"
+#include "src/ribbon/view.h"
 
 namespace blockbloom::internal::ribbon {
 
@@ -22,7 +23,7 @@ inline FilterRef RibbonRef(const RibbonView* view, uint64_t seed) {
   FilterRef f = {view->num_layers > 0 ? view->layers[0].words : nullptr, 1,
                  nullptr, seed, 0};
   f.kind = FilterKind::kRibbon;
-  f.ribbon = view;
+  f.view = view;
   return f;
 }
 

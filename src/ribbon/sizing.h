@@ -18,7 +18,7 @@
 
 #include <cstdint>
 
-#include "blockbloom/internal/filter_ref.h"
+#include "src/ribbon/view.h"
 
 namespace blockbloom::internal::ribbon {
 

@@ -1,5 +1,8 @@
 #include "src/ribbon/view.h"
 
+#include <cstring>
+#include <new>
+
 #include "absl/strings/str_cat.h"
 #include "src/ribbon/sizing.h"
 
@@ -87,5 +90,44 @@ RibbonLayout LayoutOf(const RibbonView& view) {
   }
   return layout;
 }
+
+namespace {
+
+double RibbonFpRate(const FilterRef& ref, const FilterShape&, uint64_t) {
+  return ViewOf<RibbonView>(ref).estimated_fp_rate;
+}
+
+// A copy of the view and of the payload `bits` at `at` (64 +
+// sizeof(RibbonView) + bits.size() bytes): the view at a 64-byte boundary
+// (its alignment; malloc gives 16), then the payload, the copy's layers
+// pointing into the copied payload.
+size_t RibbonCopyBytes(const FilterRef&, absl::Span<const uint8_t> bits) {
+  return 64 + sizeof(RibbonView) + bits.size();
+}
+
+FilterRef CopyRibbon(const FilterRef& ref, absl::Span<const uint8_t> bits,
+                     uint8_t* at) {
+  const RibbonView& view = ViewOf<RibbonView>(ref);
+  const uintptr_t address = reinterpret_cast<uintptr_t>(at);
+  uint8_t* const view_at = at + ((64 - address % 64) % 64);
+  uint8_t* const bits_at = view_at + sizeof(RibbonView);
+  if (!bits.empty()) std::memcpy(bits_at, bits.data(), bits.size());
+  RibbonView* copy = new (view_at) RibbonView(view);
+  for (int layer = 0; layer < copy->num_layers; ++layer) {
+    RibbonLayerView& lv = copy->layers[layer];
+    lv.words = bits_at + (view.layers[layer].words - bits.data());
+    lv.codes = bits_at + (view.layers[layer].codes - bits.data());
+  }
+  FilterRef f = ref;
+  f.view = copy;
+  f.bits = copy->num_layers > 0 ? copy->layers[0].words : nullptr;
+  return f;
+}
+
+}  // namespace
+
+const KindOps kRibbonOps = {FilterKind::kRibbon, &RibbonFpRate,
+                            &RibbonCopyBytes, &CopyRibbon,
+                            /*set_low_bits=*/nullptr};
 
 }  // namespace blockbloom::internal::ribbon

@@ -72,7 +72,7 @@ TEST(RibbonKernelsTest, EveryVariantMatchesTheReference) {
         const ribbon_testing::Reopened copy =
             ribbon_testing::ReopenUnaligned(*built);
         const FilterRef& ref = FilterAccess::Ref(copy.filter);
-        const RibbonView& view = *ref.ribbon;
+        const RibbonView& view = ViewOf<RibbonView>(ref);
         ASSERT_EQ(view.result_bits, ColumnsForFpRate(rate).r);
         std::vector<char> expected(hashes.size());
         for (size_t i = 0; i < hashes.size(); ++i) {

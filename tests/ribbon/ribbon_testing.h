@@ -40,7 +40,7 @@ inline std::vector<uint64_t> Hashes(uint64_t first, size_t n, uint64_t seed) {
 }
 
 inline const RibbonView& ViewOf(const Filter& filter) {
-  return *FilterAccess::Ref(filter).ribbon;
+  return internal::ViewOf<RibbonView>(FilterAccess::Ref(filter));
 }
 
 // A built ribbon, and the same payload reopened from a copy at an odd
