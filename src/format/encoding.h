@@ -1,7 +1,7 @@
 // The filter file format's encodings (docs/FORMAT.md is the spec; these
 // files are its reference implementation), one per file: compact.cc,
-// full.cc, accurate_encoding.cc, in_place_encoding.cc, ribbon_encoding.cc;
-// format.cc reads the tag
+// full.cc, accurate_encoding.cc, in_place_encoding.cc, and the ribbon
+// kind's in its folder (src/ribbon/encoding.cc); format.cc reads the tag
 // and dispatches. Every integer is little-endian. The last byte of every
 // blockbloom filter block is a tag that says what the block holds before
 // anything else is read:
@@ -38,8 +38,8 @@
 #include "blockbloom/filter.h"
 #include "blockbloom/format.h"
 #include "src/core/aligned_buffer.h"
+#include "src/core/block_bytes.h"
 #include "src/exact_size/fingerprint_set.h"
-#include "src/ribbon/layout.h"
 
 namespace blockbloom::internal::format {
 
@@ -55,49 +55,21 @@ inline constexpr uint8_t kAccurateSpreadTag = 0xE0;       // + k - 1 (v2)
 inline constexpr uint8_t kAccurateSetTag = 0xF0;          // + l (v2)
 inline constexpr uint8_t kReservedTag = 0xFF;             // a later encoding
 inline constexpr uint8_t kAccurate3SetTag = 0x90;         // + l
-// Reserved for a later encoding by version 3, the ribbon encoding's since
-// version 5 (ribbon_encoding.cc says why).
-inline constexpr uint8_t kRibbonTag = 0x9F;
-// The ribbon encoding's short footer (version 6; ribbon_encoding.cc says
-// why this tag).
-inline constexpr uint8_t kShortRibbonTag = 0x7F;
+// 0x9F (reserved for a later encoding by version 3) and 0x7F: the ribbon
+// encoding's, src/ribbon/encoding.h (encoding.cc there says why).
 inline constexpr uint8_t kAccurate3SpreadTag = 0xA0;  // + k - 1
 inline constexpr int kAccurateVersion = 3;
 inline constexpr int kAccurateVersion2 = 2;
-// The format version that added the ribbon encoding, the one that added
-// its short footer, and the one that added the compact encoding's origin:
-// the newest.
-inline constexpr int kRibbonVersion = 5;
-inline constexpr int kShortRibbonVersion = 6;
+// The format version that added the compact encoding's origin: the newest.
 inline constexpr int kCompactOriginVersion = 7;
-inline constexpr int kNewestVersion = kCompactOriginVersion;
-
-template <typename T>
-void Put(uint8_t* p, T v) {
-  std::memcpy(p, &v, sizeof(v));  // little-endian host (layout.h asserts)
-}
-template <typename T>
-T Get(const uint8_t* p) {
-  T v;
-  std::memcpy(&v, p, sizeof(v));
-  return v;
-}
-
-// A filter's origin as a u16 (the full footer's bytes 46-47, the ribbon
-// footers' and the compact encoding's field): bits 0-4 level + 1 (0: none
-// recorded), bit 5 bottommost, bits 6-15 group. full.cc.
-uint16_t PackOrigin(const FilterOrigin& origin);
-FilterOrigin UnpackOrigin(uint16_t packed);
-
-// DataLoss, "blockbloom filter: " + what.
-absl::Status Corrupt(const std::string& what);
+inline constexpr int kNewestVersion = kNewestFormatVersion;
+static_assert(kCompactOriginVersion == kNewestVersion);
 
 // A parsed, validated trailer or footer and where the payload is.
 struct Parsed {
   FilterInfo info;
   absl::Span<const uint8_t> payload;
-  SetParams set;                // a fingerprint set's geometry (layout kSet)
-  ribbon::RibbonLayout ribbon;  // a ribbon filter's layers (kind kRibbon)
+  SetParams set;  // a fingerprint set's geometry (layout kSet)
   // A v3 accurate payload with its first 8 bytes restored (payload points
   // here then; empty otherwise).
   std::vector<uint8_t> restored;
@@ -136,13 +108,6 @@ absl::StatusOr<Parsed> ParseAccurate(absl::Span<const uint8_t> block,
                                      const ReadOptions& options);
 absl::StatusOr<Parsed> ParseInPlace(absl::Span<const uint8_t> block,
                                     const ReadOptions& options);
-inline constexpr size_t kRibbonFooterBytes = 44;
-absl::StatusOr<Parsed> ParseRibbon(absl::Span<const uint8_t> block,
-                                   const ReadOptions& options);
-// The short footer: 11 bytes, +2 with an origin, +8 with a seed.
-inline constexpr size_t kShortRibbonFooterBytes = 11;
-absl::StatusOr<Parsed> ParseShortRibbon(absl::Span<const uint8_t> block,
-                                        const ReadOptions& options);
 
 // Each encoding's writer: appends `filter` to *dst (AppendFilter checked
 // that the encoding holds it).
@@ -154,12 +119,6 @@ absl::Status AppendFull(const Filter& filter, const WriteOptions& options,
                         std::string* dst, uint64_t* payload_bytes);
 void AppendAccurate(const Filter& filter, std::string* dst);
 void AppendInPlace(const Filter& filter, std::string* dst);
-// The short footer where it holds the filter (every ribbon the builder
-// makes), the 44-byte one otherwise (AppendLongRibbon).
-void AppendRibbon(const Filter& filter, const FilterOrigin& origin,
-                  std::string* dst);
-void AppendLongRibbon(const Filter& filter, const FilterOrigin& origin,
-                      std::string* dst);
 
 // The compact encoding holds only the shapes the sizing functions give; the
 // one a compact block of `bytes` bytes of bits holds, or false.
@@ -171,12 +130,9 @@ inline constexpr uint64_t kAutoCompactMaxBytes = 1024;
 
 // The bytes AppendFilter writes, uncompressed under Encoding::kAuto, for a
 // blocked filter of `shape` (one the sizing functions give) with these seed
-// and origin; for a ribbon of `payload_bytes` bytes of solution in
-// `num_layers` layers (the short footer).
+// and origin (src/ribbon/encoding.h has the ribbon's).
 uint64_t BlockedBlockBytes(const FilterShape& shape, uint64_t seed,
                            const FilterOrigin& origin);
-uint64_t RibbonBlockBytes(uint64_t payload_bytes, int num_layers, uint64_t seed,
-                          const FilterOrigin& origin);
 
 // A full block's zstd payload, checked against its footer and decompressed.
 absl::StatusOr<std::unique_ptr<AlignedBuffer>> Decompress(const Parsed& parsed);

@@ -17,14 +17,10 @@
 #include "src/exact_size/exact_size.h"
 #include "src/exact_size/in_place.h"
 #include "src/format/encoding.h"
-#include "src/ribbon/ribbon_filter.h"
+#include "src/ribbon/encoding.h"
 
 namespace blockbloom {
 namespace internal::format {
-
-absl::Status Corrupt(const std::string& what) {
-  return absl::DataLossError(absl::StrCat("blockbloom filter: ", what));
-}
 
 absl::Status CheckShape(const FilterShape& shape) {
   if (shape.num_probes < 1 || shape.num_probes > FilterShape::kMaxProbes) {
@@ -46,12 +42,12 @@ absl::Status CheckShape(const FilterShape& shape) {
 
 namespace {
 
+using internal::Corrupt;
 using internal::format::AppendAccurate;
 using internal::format::AppendCompact;
 using internal::format::AppendFull;
 using internal::format::AppendInPlace;
 using internal::format::CanonicalShape;
-using internal::format::Corrupt;
 using internal::format::kAccurate3SetTag;
 using internal::format::kAccurate3SpreadTag;
 using internal::format::kAccurateSpreadTag;
@@ -64,15 +60,11 @@ using internal::format::kCompactTag;
 using internal::format::kFullTag;
 using internal::format::kMajorVersion;
 using internal::format::kReservedTag;
-using internal::format::kRibbonTag;
-using internal::format::kShortRibbonTag;
 using internal::format::ParseAccurate;
 using internal::format::ParseCompact;
 using internal::format::Parsed;
 using internal::format::ParseFull;
 using internal::format::ParseInPlace;
-using internal::format::ParseRibbon;
-using internal::format::ParseShortRibbon;
 
 // InvalidArgument for a level or group out of range.
 absl::Status CheckOrigin(const FilterOrigin& origin) {
@@ -87,6 +79,12 @@ absl::Status CheckOrigin(const FilterOrigin& origin) {
       origin.level, " and group ", origin.group));
 }
 
+// The ribbon kind's blocks are read by its own encoding (src/ribbon).
+bool IsRibbonBlock(absl::Span<const uint8_t> block) {
+  return !block.empty() && internal::ribbon::IsRibbonTag(block.back());
+}
+
+// Every other block, by its tag.
 absl::StatusOr<Parsed> Parse(absl::Span<const uint8_t> block,
                              const ReadOptions& options) {
   if (block.empty()) return Corrupt("empty input");
@@ -102,8 +100,6 @@ absl::StatusOr<Parsed> Parse(absl::Span<const uint8_t> block,
     }
     return ParseInPlace(block, options);
   }
-  if (tag == kRibbonTag) return ParseRibbon(block, options);
-  if (tag == kShortRibbonTag) return ParseShortRibbon(block, options);
   if (tag == kReservedTag) {
     return absl::UnimplementedError(absl::StrFormat(
         "blockbloom filter: tag 0x%02x is an encoding of a later version; "
@@ -137,10 +133,6 @@ absl::StatusOr<Parsed> Parse(absl::Span<const uint8_t> block,
 // The filter of a parsed block, by its encoding.
 absl::StatusOr<Filter> OpenParsed(const Parsed& parsed) {
   const FilterInfo& info = parsed.info;
-  if (info.encoding == Encoding::kRibbon) {
-    return internal::ribbon::OpenRibbonFilter(parsed.payload, parsed.ribbon,
-                                              info.seed, info.num_keys);
-  }
   if (info.encoding == Encoding::kInPlace) {
     return internal::OpenInPlaceFilter(parsed.payload, info.shape.num_probes,
                                        info.seed);
@@ -180,26 +172,8 @@ absl::Status AppendFilter(const Filter& filter, const WriteOptions& options,
           "the ribbon encoding holds ribbon filters (FilterKind::kRibbon) "
           "only");
     }
-    if (encoding != Encoding::kAuto && encoding != Encoding::kRibbon) {
-      return absl::InvalidArgumentError(
-          "a ribbon filter (FilterKind::kRibbon) is written in the ribbon "
-          "encoding only (kAuto or kRibbon)");
-    }
     if (absl::Status s = CheckOrigin(options.origin); !s.ok()) return s;
-    if (options.compression != Compression::kNone) {
-      // A ribbon's solution words are random bits: nothing to compress.
-      return absl::InvalidArgumentError(
-          "the ribbon encoding is never compressed");
-    }
-    const size_t start = dst->size();
-    internal::format::AppendRibbon(filter, options.origin, dst);
-    if (stats != nullptr) {
-      stats->encoding = Encoding::kRibbon;
-      stats->bits_bytes = stats->payload_bytes = filter.bits().size();
-      stats->total_bytes = dst->size() - start;
-      stats->overhead_bytes = stats->total_bytes - stats->payload_bytes;
-    }
-    return absl::OkStatus();
+    return internal::ribbon::AppendBlock(filter, options, dst, stats);
   }
   if (options.origin.recorded()) {
     if (absl::Status s = CheckOrigin(options.origin); !s.ok()) return s;
@@ -315,6 +289,12 @@ absl::StatusOr<std::string> SerializeFilter(const Filter& filter,
 
 absl::StatusOr<FilterInfo> InspectFilter(absl::Span<const uint8_t> bytes,
                                          const ReadOptions& options) {
+  if (IsRibbonBlock(bytes)) {
+    absl::StatusOr<internal::ribbon::ParsedBlock> parsed =
+        internal::ribbon::ParseBlock(bytes, options);
+    if (!parsed.ok()) return parsed.status();
+    return parsed->info;
+  }
   absl::StatusOr<Parsed> parsed = Parse(bytes, options);
   if (!parsed.ok()) return parsed.status();
   return parsed->info;
@@ -323,6 +303,14 @@ absl::StatusOr<FilterInfo> InspectFilter(absl::Span<const uint8_t> bytes,
 absl::StatusOr<Filter> OpenFilter(absl::Span<const uint8_t> bytes,
                                   const ReadOptions& options,
                                   FilterInfo* info) {
+  if (IsRibbonBlock(bytes)) {
+    absl::StatusOr<internal::ribbon::ParsedBlock> parsed =
+        internal::ribbon::ParseBlock(bytes, options);
+    if (!parsed.ok()) return parsed.status();
+    absl::StatusOr<Filter> filter = internal::ribbon::OpenBlock(*parsed);
+    if (filter.ok() && info != nullptr) *info = parsed->info;
+    return filter;
+  }
   absl::StatusOr<Parsed> parsed = Parse(bytes, options);
   if (!parsed.ok()) return parsed.status();
   absl::StatusOr<Filter> filter = OpenParsed(*parsed);

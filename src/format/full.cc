@@ -55,22 +55,6 @@ uint32_t FullChecksum(const uint8_t* footer,
 
 // The origin as a u16: bits 0-4 level + 1 (0: none recorded), bit 5
 // bottommost, bits 6-15 group.
-uint16_t PackOrigin(const FilterOrigin& origin) {
-  if (!origin.recorded()) return 0;
-  return static_cast<uint16_t>((origin.level + 1) |
-                               (origin.bottommost ? 1 << 5 : 0) |
-                               (origin.group << 6));
-}
-
-FilterOrigin UnpackOrigin(uint16_t packed) {
-  FilterOrigin origin;
-  if ((packed & 0x1F) == 0) return origin;
-  origin.level = (packed & 0x1F) - 1;
-  origin.bottommost = (packed >> 5) & 1;
-  origin.group = packed >> 6;
-  return origin;
-}
-
 void WriteFullFooter(const FullFooterFields& fields,
                      uint8_t footer[kFullFooterBytes],
                      const FilterOrigin& origin) {

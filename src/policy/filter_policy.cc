@@ -10,6 +10,7 @@
 #include "src/exact_size/in_place.h"
 #include "src/format/encoding.h"
 #include "src/policy/key_may_match.h"
+#include "src/ribbon/encoding.h"
 #include "src/ribbon/sizing.h"
 
 namespace blockbloom {
@@ -186,7 +187,7 @@ uint64_t FilterPolicy::Builder::EstimatedBytes(uint64_t num_keys) const {
     case FilterKind::kBlocked:
       return internal::format::BlockedBlockBytes(plan.shape, seed, origin_);
     case FilterKind::kRibbon:
-      return internal::format::RibbonBlockBytes(plan.payload_bytes, 1, seed,
+      return internal::ribbon::RibbonBlockBytes(plan.payload_bytes, 1, seed,
                                                 origin_);
     default:  // an exact-size block: its size is the plan's
       return plan.payload_bytes;

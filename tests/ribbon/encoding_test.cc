@@ -4,6 +4,10 @@
 // short footer and refuses what the encoding does not hold; the reader
 // refuses a damaged layer table even with checksums off, and a version 4
 // reader's reserved tag 0xFF stays reserved.
+#include "src/ribbon/encoding.h"
+
+#include <xxhash.h>
+
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -15,7 +19,6 @@
 #include "blockbloom/filter.h"
 #include "blockbloom/format.h"
 #include "gtest/gtest.h"
-#include "src/format/encoding.h"
 
 namespace blockbloom {
 namespace {
@@ -41,7 +44,7 @@ std::string Write(const Filter& filter, bool long_footer,
                   const FilterOrigin& origin, WriteStats* stats) {
   std::string block = "prefix";
   if (long_footer) {
-    internal::format::AppendLongRibbon(filter, origin, &block);
+    internal::ribbon::AppendLongRibbon(filter, origin, &block);
   } else {
     WriteOptions write;
     write.origin = origin;
@@ -56,7 +59,7 @@ std::string Write(const Filter& filter, bool long_footer,
 // The filter's layer count, as the long footer states it (byte 29).
 int FilterInfoLayers(const Filter& filter) {
   std::string block;
-  internal::format::AppendLongRibbon(filter, {}, &block);
+  internal::ribbon::AppendLongRibbon(filter, {}, &block);
   return static_cast<uint8_t>(block[block.size() - 44 + 29]);
 }
 
@@ -178,7 +181,7 @@ TEST(RibbonEncodingTest, ADamagedLayerTableIsRefusedWithoutChecksums) {
   EXPECT_EQ(OpenFilter(AsBytes(bad), unchecked).status().code(),
             absl::StatusCode::kDataLoss);
   std::string long_good;
-  internal::format::AppendLongRibbon(filter, {}, &long_good);
+  internal::ribbon::AppendLongRibbon(filter, {}, &long_good);
   ASSERT_TRUE(OpenFilter(AsBytes(long_good), unchecked).ok());
   for (const char r : {0, 32}) {
     std::string bad_long = long_good;
@@ -223,7 +226,7 @@ TEST(RibbonEncodingTest, EveryBitFlipOfTheLongFooterIsRefused) {
   for (const FilterOrigin origin :
        {FilterOrigin{}, FilterOrigin{4, false, 3}}) {
     std::string good;
-    internal::format::AppendLongRibbon(filter, origin, &good);
+    internal::ribbon::AppendLongRibbon(filter, origin, &good);
     ASSERT_TRUE(OpenFilter(AsBytes(good)).ok());
     for (size_t byte = 0; byte < good.size(); ++byte) {
       for (int bit = 0; bit < 8; ++bit) {

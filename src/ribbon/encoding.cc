@@ -28,18 +28,21 @@
 // encoding of a later version": readers of versions 3 and 4 refuse it as
 // Unimplemented, those of 1 and 2 as "not a blockbloom filter" (DataLoss),
 // and an engine adapter fails open either way.
+#include "src/ribbon/encoding.h"
+
 #include <cstdint>
 #include <cstring>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "src/core/block_bytes.h"
 #include "src/core/filter_access.h"
 #include "src/core/key_hash.h"  // XXH3 with its state type (XXH_INLINE_ALL)
-#include "src/format/encoding.h"
+#include "src/ribbon/ribbon_filter.h"
 #include "src/ribbon/view.h"
 
-namespace blockbloom::internal::format {
+namespace blockbloom::internal::ribbon {
 namespace {
 
 // The long footer's offsets.
@@ -100,7 +103,7 @@ absl::Status CheckChecksum(absl::Span<const uint8_t> block,
 }
 
 // The layer table at `table` into `layout` (num_layers <= kMaxLayers).
-void ReadLayerTable(const uint8_t* table, ribbon::RibbonLayout* layout) {
+void ReadLayerTable(const uint8_t* table, RibbonLayout* layout) {
   for (int layer = 0; layer < layout->num_layers; ++layer) {
     layout->num_blocks[layer] = Get<uint32_t>(table + kLayerEntryBytes * layer);
     layout->upper_start[layer] =
@@ -108,7 +111,7 @@ void ReadLayerTable(const uint8_t* table, ribbon::RibbonLayout* layout) {
   }
 }
 
-void WriteLayerTable(const ribbon::RibbonLayout& layout, uint8_t* table) {
+void WriteLayerTable(const RibbonLayout& layout, uint8_t* table) {
   for (int layer = 0; layer < layout.num_layers; ++layer) {
     Put<uint32_t>(table + kLayerEntryBytes * layer, layout.num_blocks[layer]);
     Put<uint32_t>(table + kLayerEntryBytes * layer + 4,
@@ -117,17 +120,16 @@ void WriteLayerTable(const ribbon::RibbonLayout& layout, uint8_t* table) {
 }
 
 absl::Status TooManyLayers(int num_layers) {
-  return Corrupt(
-      absl::StrCat(num_layers, " layers, more than ", ribbon::kMaxLayers));
+  return Corrupt(absl::StrCat(num_layers, " layers, more than ", kMaxLayers));
 }
 
-// The layer table (just after the payload) read into p.ribbon, whose
+// The layer table (just after the payload) read into p.layout, whose
 // num_layers <= kMaxLayers is set, and the layout checked against the
 // payload size: what both footers end with.
-absl::StatusOr<Parsed> WithLayers(absl::Span<const uint8_t> block, Parsed p) {
-  ReadLayerTable(block.data() + p.info.payload_bytes, &p.ribbon);
-  if (absl::Status s = ribbon::CheckLayout(p.ribbon, p.info.payload_bytes);
-      !s.ok()) {
+absl::StatusOr<ParsedBlock> WithLayers(absl::Span<const uint8_t> block,
+                                       ParsedBlock p) {
+  ReadLayerTable(block.data() + p.info.payload_bytes, &p.layout);
+  if (absl::Status s = CheckLayout(p.layout, p.info.payload_bytes); !s.ok()) {
     return s;
   }
   p.payload = block.subspan(0, p.info.payload_bytes);
@@ -135,8 +137,8 @@ absl::StatusOr<Parsed> WithLayers(absl::Span<const uint8_t> block, Parsed p) {
 }
 
 // What both footers share in FilterInfo.
-Parsed StartParsed(int major_version, int minor_version) {
-  Parsed p;
+ParsedBlock StartParsed(int major_version, int minor_version) {
+  ParsedBlock p;
   FilterInfo& info = p.info;
   info.encoding = Encoding::kRibbon;
   info.major_version = major_version;  // the version that added the footer
@@ -148,10 +150,8 @@ Parsed StartParsed(int major_version, int minor_version) {
   return p;
 }
 
-}  // namespace
-
-absl::StatusOr<Parsed> ParseRibbon(absl::Span<const uint8_t> block,
-                                   const ReadOptions& options) {
+absl::StatusOr<ParsedBlock> ParseRibbon(absl::Span<const uint8_t> block,
+                                        const ReadOptions& options) {
   const size_t n = block.size();
   if (n < kRibbonFooterBytes) {
     return Corrupt(absl::StrCat("truncated: ", n,
@@ -162,7 +162,7 @@ absl::StatusOr<Parsed> ParseRibbon(absl::Span<const uint8_t> block,
   if (std::memcmp(footer + kMagicAt, kMagic, sizeof(kMagic)) != 0) {
     return Corrupt("bad magic: the footer does not end in \"bbr\" + tag");
   }
-  Parsed p = StartParsed(kRibbonVersion, footer[kMinorAt]);
+  ParsedBlock p = StartParsed(kRibbonVersion, footer[kMinorAt]);
   FilterInfo& info = p.info;
   info.seed = Get<uint64_t>(footer + kSeedAt);
   info.num_keys = Get<uint64_t>(footer + kNumKeysAt);
@@ -196,18 +196,18 @@ absl::StatusOr<Parsed> ParseRibbon(absl::Span<const uint8_t> block,
   if (info.minor_version >= kMinorVersionWithOrigin) {
     info.origin = UnpackOrigin(Get<uint16_t>(footer + kOriginAt));
   }
-  ribbon::RibbonLayout& layout = p.ribbon;
+  RibbonLayout& layout = p.layout;
   layout.result_bits = footer[kResultBitsAt];
   layout.salt = Get<uint32_t>(footer + kSaltAt);
   layout.bump_lo = footer[kBumpLoAt];
   layout.bump_hi = footer[kBumpHiAt];
   layout.num_layers = num_layers;
-  if (num_layers > ribbon::kMaxLayers) return TooManyLayers(num_layers);
+  if (num_layers > kMaxLayers) return TooManyLayers(num_layers);
   return WithLayers(block, std::move(p));
 }
 
-absl::StatusOr<Parsed> ParseShortRibbon(absl::Span<const uint8_t> block,
-                                        const ReadOptions& options) {
+absl::StatusOr<ParsedBlock> ParseShortRibbon(absl::Span<const uint8_t> block,
+                                             const ReadOptions& options) {
   const size_t n = block.size();
   if (n < kShortRibbonFooterBytes) {
     return Corrupt(absl::StrCat("truncated: ", n,
@@ -230,12 +230,12 @@ absl::StatusOr<Parsed> ParseShortRibbon(absl::Span<const uint8_t> block,
     return absl::UnimplementedError(absl::StrFormat(
         "blockbloom filter: ribbon short footer flags 0x%02x 0x%02x name "
         "fields of a later version; this reader knows version %d",
-        layers_byte, result_byte, kNewestVersion));
+        layers_byte, result_byte, kNewestFormatVersion));
   }
   const bool seeded = (layers_byte & kShortSeeded) != 0;
   const bool with_origin = (layers_byte & kShortWithOrigin) != 0;
   const int num_layers = layers_byte & 0x0F;
-  if (num_layers > ribbon::kMaxLayers) return TooManyLayers(num_layers);
+  if (num_layers > kMaxLayers) return TooManyLayers(num_layers);
   const uint64_t overhead = kShortRibbonFooterBytes + (seeded ? 8 : 0) +
                             (with_origin ? 2 : 0) +
                             kLayerEntryBytes * uint64_t(num_layers);
@@ -244,7 +244,7 @@ absl::StatusOr<Parsed> ParseShortRibbon(absl::Span<const uint8_t> block,
                                 num_layers, " layers, which take ", overhead,
                                 " bytes with the footer alone"));
   }
-  Parsed p = StartParsed(kShortRibbonVersion, 0);
+  ParsedBlock p = StartParsed(kShortRibbonVersion, 0);
   FilterInfo& info = p.info;
   info.num_keys = Get<uint32_t>(end - kShortNumKeysBack);
   const uint8_t* field = end - kShortNumKeysBack;
@@ -259,17 +259,19 @@ absl::StatusOr<Parsed> ParseShortRibbon(absl::Span<const uint8_t> block,
   info.bits_bytes = info.payload_bytes = n - overhead;
   info.overhead_bytes = overhead;
   info.total_bytes = n;
-  ribbon::RibbonLayout& layout = p.ribbon;
+  RibbonLayout& layout = p.layout;
   layout.result_bits = result_byte & 0x1F;
   layout.salt = (result_byte >> 5) & kShortMaxSalt;
   layout.num_layers = num_layers;  // bump thresholds: the defaults
   return WithLayers(block, std::move(p));
 }
 
+}  // namespace
+
 void AppendLongRibbon(const Filter& filter, const FilterOrigin& origin,
                       std::string* dst) {
-  const ribbon::RibbonLayout layout =
-      ribbon::LayoutOf(ViewOf<RibbonView>(FilterAccess::Ref(filter)));
+  const RibbonLayout layout =
+      LayoutOf(ViewOf<RibbonView>(FilterAccess::Ref(filter)));
   const absl::Span<const uint8_t> payload = filter.bits();
   const size_t start = dst->size();
   const size_t table_bytes = kLayerEntryBytes * layout.num_layers;
@@ -305,12 +307,16 @@ uint64_t RibbonBlockBytes(uint64_t payload_bytes, int num_layers, uint64_t seed,
          (PackOrigin(origin) != 0 ? 2 : 0) + kShortRibbonFooterBytes;
 }
 
+namespace {
+
+// The short footer where it holds the filter (every ribbon the builder
+// makes), the 44-byte one otherwise.
 void AppendRibbon(const Filter& filter, const FilterOrigin& origin,
                   std::string* dst) {
-  const ribbon::RibbonLayout layout =
-      ribbon::LayoutOf(ViewOf<RibbonView>(FilterAccess::Ref(filter)));
-  if (layout.salt > kShortMaxSalt || layout.bump_lo != ribbon::kBumpLo ||
-      layout.bump_hi != ribbon::kBumpHi || filter.num_keys() > UINT32_MAX) {
+  const RibbonLayout layout =
+      LayoutOf(ViewOf<RibbonView>(FilterAccess::Ref(filter)));
+  if (layout.salt > kShortMaxSalt || layout.bump_lo != kBumpLo ||
+      layout.bump_hi != kBumpHi || filter.num_keys() > UINT32_MAX) {
     return AppendLongRibbon(filter, origin, dst);
   }
   const absl::Span<const uint8_t> payload = filter.bits();
@@ -346,4 +352,43 @@ void AppendRibbon(const Filter& filter, const FilterOrigin& origin,
                 RibbonChecksum({out, total}, total - kShortChecksumBack));
 }
 
-}  // namespace blockbloom::internal::format
+}  // namespace
+
+absl::StatusOr<ParsedBlock> ParseBlock(absl::Span<const uint8_t> block,
+                                       const ReadOptions& options) {
+  if (!block.empty() && block.back() == kShortRibbonTag) {
+    return ParseShortRibbon(block, options);
+  }
+  return ParseRibbon(block, options);
+}
+
+absl::StatusOr<Filter> OpenBlock(const ParsedBlock& parsed) {
+  return OpenRibbonFilter(parsed.payload, parsed.layout, parsed.info.seed,
+                          parsed.info.num_keys);
+}
+
+absl::Status AppendBlock(const Filter& filter, const WriteOptions& options,
+                         std::string* dst, WriteStats* stats) {
+  if (options.encoding != Encoding::kAuto &&
+      options.encoding != Encoding::kRibbon) {
+    return absl::InvalidArgumentError(
+        "a ribbon filter (FilterKind::kRibbon) is written in the ribbon "
+        "encoding only (kAuto or kRibbon)");
+  }
+  if (options.compression != Compression::kNone) {
+    // A ribbon's solution words are random bits: nothing to compress.
+    return absl::InvalidArgumentError(
+        "the ribbon encoding is never compressed");
+  }
+  const size_t start = dst->size();
+  AppendRibbon(filter, options.origin, dst);
+  if (stats != nullptr) {
+    stats->encoding = Encoding::kRibbon;
+    stats->bits_bytes = stats->payload_bytes = filter.bits().size();
+    stats->total_bytes = dst->size() - start;
+    stats->overhead_bytes = stats->total_bytes - stats->payload_bytes;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace blockbloom::internal::ribbon
