@@ -16,8 +16,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "src/core/crc16.h"
 #include "src/core/layout.h"
-#include "src/format/crc16.h"
 #include "src/format/encoding.h"
 
 namespace blockbloom::internal::format {
@@ -27,7 +27,7 @@ constexpr size_t kCompactTrailerBytes = 3;  // crc16, tag
 constexpr size_t kSeedBytes = 8;
 constexpr size_t kOriginBytes = 2 + 4;  // origin u16, num_keys u32
 
-// A CRC-16 (src/format/crc16.h) of two bytes, because the compact encoding
+// A CRC-16 (src/core/crc16.h) of two bytes, because the compact encoding
 // exists for filters of ~40-150 keys, where each byte costs 0.05-0.2 bits per
 // key; the shape is not stored at all (the compact encoding holds only
 // canonical shapes, which its size gives: CanonicalShape) and k rides in the

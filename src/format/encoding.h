@@ -1,10 +1,10 @@
 // The filter file format's encodings (docs/FORMAT.md is the spec; these
-// files are its reference implementation), one per file: compact.cc,
-// full.cc, accurate_encoding.cc, in_place_encoding.cc, and the ribbon
-// kind's in its folder (src/ribbon/encoding.cc); format.cc reads the tag
-// and dispatches. Every integer is little-endian. The last byte of every
-// blockbloom filter block is a tag that says what the block holds before
-// anything else is read:
+// files are its reference implementation), one per file: the blocked
+// kind's here (compact.cc, full.cc), the other kinds' in their folders
+// (src/exact_size: accurate_encoding.cc, in_place_encoding.cc; src/ribbon:
+// encoding.cc); format.cc reads the tag and dispatches. Every integer is
+// little-endian. The last byte of every blockbloom filter block is a tag that
+// says what the block holds before anything else is read:
 //
 //   0xB0 + (major - 1)        full encoding:    payload | 56-byte footer
 //   0xC0 + (k - 1)            compact, seed 0:  bits | crc16 | tag
@@ -20,7 +20,7 @@
 //   0xE0 + (k - 1)            accurate, spread:   bits | crc16 | tag  (v2)
 //   0xF0 + l, l <= 14         accurate, set:      set | crc16 | tag  (v2)
 //   0xFF                      reserved for a later encoding
-// (*: the first 8 bytes whitened, see WhitenAccurate.)
+// (*: the first 8 bytes whitened, see src/exact_size/accurate_encoding.cc.)
 #ifndef BLOCKBLOOM_SRC_FORMAT_ENCODING_H_
 #define BLOCKBLOOM_SRC_FORMAT_ENCODING_H_
 
@@ -39,7 +39,6 @@
 #include "blockbloom/format.h"
 #include "src/core/aligned_buffer.h"
 #include "src/core/block_bytes.h"
-#include "src/exact_size/fingerprint_set.h"
 
 namespace blockbloom::internal::format {
 
@@ -51,15 +50,11 @@ inline constexpr uint8_t kCompactSeededTag = 0xD0;  // + k - 1
 // tags), without and with a seed.
 inline constexpr uint8_t kCompactOriginTag = 0x60;        // + k - 1
 inline constexpr uint8_t kCompactOriginSeededTag = 0x50;  // + k - 1
-inline constexpr uint8_t kAccurateSpreadTag = 0xE0;       // + k - 1 (v2)
-inline constexpr uint8_t kAccurateSetTag = 0xF0;          // + l (v2)
 inline constexpr uint8_t kReservedTag = 0xFF;             // a later encoding
-inline constexpr uint8_t kAccurate3SetTag = 0x90;         // + l
 // 0x9F (reserved for a later encoding by version 3) and 0x7F: the ribbon
 // encoding's, src/ribbon/encoding.h (encoding.cc there says why).
-inline constexpr uint8_t kAccurate3SpreadTag = 0xA0;  // + k - 1
-inline constexpr int kAccurateVersion = 3;
-inline constexpr int kAccurateVersion2 = 2;
+// 0x90-0xAF and 0xE0-0xFE: the accurate encoding's, 0x00-0x0F the in-place
+// encoding's: src/exact_size/encoding.h.
 // The format version that added the compact encoding's origin: the newest.
 inline constexpr int kCompactOriginVersion = 7;
 inline constexpr int kNewestVersion = kNewestFormatVersion;
@@ -69,10 +64,6 @@ static_assert(kCompactOriginVersion == kNewestVersion);
 struct Parsed {
   FilterInfo info;
   absl::Span<const uint8_t> payload;
-  SetParams set;  // a fingerprint set's geometry (layout kSet)
-  // A v3 accurate payload with its first 8 bytes restored (payload points
-  // here then; empty otherwise).
-  std::vector<uint8_t> restored;
 };
 
 // Each encoding's reader: validates the block whose tag says it is of that
@@ -104,10 +95,6 @@ void SetFullChecksum(uint32_t checksum, uint8_t* footer);
 
 absl::StatusOr<Parsed> ParseFull(absl::Span<const uint8_t> block,
                                  const ReadOptions& options);
-absl::StatusOr<Parsed> ParseAccurate(absl::Span<const uint8_t> block,
-                                     const ReadOptions& options);
-absl::StatusOr<Parsed> ParseInPlace(absl::Span<const uint8_t> block,
-                                    const ReadOptions& options);
 
 // Each encoding's writer: appends `filter` to *dst (AppendFilter checked
 // that the encoding holds it).
@@ -117,8 +104,6 @@ void AppendCompact(const Filter& filter, const FilterOrigin& origin,
                    std::string* dst);
 absl::Status AppendFull(const Filter& filter, const WriteOptions& options,
                         std::string* dst, uint64_t* payload_bytes);
-void AppendAccurate(const Filter& filter, std::string* dst);
-void AppendInPlace(const Filter& filter, std::string* dst);
 
 // The compact encoding holds only the shapes the sizing functions give; the
 // one a compact block of `bytes` bytes of bits holds, or false.

@@ -14,7 +14,7 @@
 #include "src/core/aligned_buffer.h"
 #include "src/core/filter_access.h"
 #include "src/core/probe.h"
-#include "src/exact_size/exact_size.h"
+#include "src/exact_size/encoding.h"
 #include "src/exact_size/in_place.h"
 #include "src/format/encoding.h"
 #include "src/ribbon/encoding.h"
@@ -43,15 +43,9 @@ absl::Status CheckShape(const FilterShape& shape) {
 namespace {
 
 using internal::Corrupt;
-using internal::format::AppendAccurate;
 using internal::format::AppendCompact;
 using internal::format::AppendFull;
-using internal::format::AppendInPlace;
 using internal::format::CanonicalShape;
-using internal::format::kAccurate3SetTag;
-using internal::format::kAccurate3SpreadTag;
-using internal::format::kAccurateSpreadTag;
-using internal::format::kAccurateVersion;
 using internal::format::kAutoCompactMaxBytes;
 using internal::format::kCompactOriginSeededTag;
 using internal::format::kCompactOriginTag;
@@ -60,11 +54,9 @@ using internal::format::kCompactTag;
 using internal::format::kFullTag;
 using internal::format::kMajorVersion;
 using internal::format::kReservedTag;
-using internal::format::ParseAccurate;
 using internal::format::ParseCompact;
 using internal::format::Parsed;
 using internal::format::ParseFull;
-using internal::format::ParseInPlace;
 
 // InvalidArgument for a level or group out of range.
 absl::Status CheckOrigin(const FilterOrigin& origin) {
@@ -84,31 +76,39 @@ bool IsRibbonBlock(absl::Span<const uint8_t> block) {
   return !block.empty() && internal::ribbon::IsRibbonTag(block.back());
 }
 
-// Every other block, by its tag.
+// The exact-size kinds' blocks are read by their encodings (src/exact_size),
+// an in-place one only where the caller allows it.
+bool IsExactSizeBlock(absl::Span<const uint8_t> block) {
+  return !block.empty() && (internal::IsInPlaceTag(block.back()) ||
+                            internal::IsAccurateTag(block.back()));
+}
+
+absl::StatusOr<internal::ExactSizeBlock> ParseExactSize(
+    absl::Span<const uint8_t> block, const ReadOptions& options) {
+  const uint8_t tag = block.back();
+  if (!internal::IsInPlaceTag(tag))
+    return internal::ParseAccurate(block, options);
+  if (!options.allow_in_place) {
+    return Corrupt(absl::StrFormat(
+        "not a blockbloom filter block this reader accepts (last byte "
+        "0x%02x is the tag of an in-place block, which has no checksum: a "
+        "storage engine's per-data-block filter, read only where the "
+        "engine verifies the bytes, with ReadOptions::allow_in_place)",
+        tag));
+  }
+  return internal::ParseInPlace(block, options);
+}
+
+// Every other block (the blocked kind's), by its tag.
 absl::StatusOr<Parsed> Parse(absl::Span<const uint8_t> block,
                              const ReadOptions& options) {
   if (block.empty()) return Corrupt("empty input");
   const uint8_t tag = block.back();
-  if (internal::IsInPlaceTag(tag)) {
-    if (!options.allow_in_place) {
-      return Corrupt(absl::StrFormat(
-          "not a blockbloom filter block this reader accepts (last byte "
-          "0x%02x is the tag of an in-place block, which has no checksum: a "
-          "storage engine's per-data-block filter, read only where the "
-          "engine verifies the bytes, with ReadOptions::allow_in_place)",
-          tag));
-    }
-    return ParseInPlace(block, options);
-  }
   if (tag == kReservedTag) {
     return absl::UnimplementedError(absl::StrFormat(
         "blockbloom filter: tag 0x%02x is an encoding of a later version; "
         "this reader knows versions 1 to %d",
         tag, internal::format::kNewestVersion));
-  }
-  if (tag >= kAccurateSpreadTag ||
-      (tag >= kAccurate3SetTag && tag < kAccurate3SpreadTag + 16)) {
-    return ParseAccurate(block, options);
   }
   if ((tag & 0xF0) == kCompactTag || (tag & 0xF0) == kCompactSeededTag ||
       (tag & 0xF0) == kCompactOriginTag ||
@@ -130,22 +130,9 @@ absl::StatusOr<Parsed> Parse(absl::Span<const uint8_t> block,
   return ParseFull(block, options);
 }
 
-// The filter of a parsed block, by its encoding.
+// The blocked filter of a parsed block: where it lies, or decompressed.
 absl::StatusOr<Filter> OpenParsed(const Parsed& parsed) {
   const FilterInfo& info = parsed.info;
-  if (info.encoding == Encoding::kInPlace) {
-    return internal::OpenInPlaceFilter(parsed.payload, info.shape.num_probes,
-                                       info.seed);
-  }
-  if (info.encoding == Encoding::kAccurate) {
-    // A restored v3 payload dies with `parsed`: the filter keeps a copy.
-    return internal::OpenAccurateFilter(
-        parsed.payload, info.kind,
-        info.kind == FilterKind::kSet ? info.set_low_bits
-                                      : info.shape.num_probes,
-        info.seed, info.kind == FilterKind::kSet ? &parsed.set : nullptr,
-        /*copy_payload=*/!parsed.restored.empty());
-  }
   if (info.compression == Compression::kNone) {
     return Filter::Wrap(parsed.payload, info.shape, info.seed, info.num_keys);
   }
@@ -155,6 +142,29 @@ absl::StatusOr<Filter> OpenParsed(const Parsed& parsed) {
   uint8_t* data = (*buffer)->data();
   return internal::FilterAccess::MakeBlocked(
       *std::move(buffer), data, info.shape, info.seed, info.num_keys);
+}
+
+// One family's block (the blocked, exact-size or ribbon kinds'), parsed
+// with `parse` and opened with `open`; `*info` set if it opens.
+template <typename ParseFn, typename OpenFn>
+absl::StatusOr<Filter> ParseAndOpen(ParseFn parse, OpenFn open,
+                                    absl::Span<const uint8_t> bytes,
+                                    const ReadOptions& options,
+                                    FilterInfo* info) {
+  auto parsed = parse(bytes, options);
+  if (!parsed.ok()) return parsed.status();
+  absl::StatusOr<Filter> filter = open(*parsed);
+  if (filter.ok() && info != nullptr) *info = parsed->info;
+  return filter;
+}
+
+template <typename ParseFn>
+absl::StatusOr<FilterInfo> InfoOf(ParseFn parse,
+                                  absl::Span<const uint8_t> bytes,
+                                  const ReadOptions& options) {
+  auto parsed = parse(bytes, options);
+  if (!parsed.ok()) return parsed.status();
+  return parsed->info;
 }
 
 }  // namespace
@@ -187,48 +197,17 @@ absl::Status AppendFilter(const Filter& filter, const WriteOptions& options,
           "leave WriteOptions::origin unset");
     }
   }
-  const bool exact_size = filter.kind() != FilterKind::kBlocked;
-  if (exact_size || encoding == Encoding::kAccurate ||
-      encoding == Encoding::kInPlace) {
-    const bool in_place = filter.kind() == FilterKind::kStandard;
-    const Encoding own = in_place ? Encoding::kInPlace : Encoding::kAccurate;
-    if (exact_size && encoding != Encoding::kAuto && encoding != own) {
-      return absl::InvalidArgumentError(
-          in_place
-              ? "an in-place filter (FilterKind::kStandard) is written in "
-                "the in-place encoding only (kAuto or kInPlace)"
-              : "an exact-size filter built with fewer_false_positives is "
-                "written in the accurate encoding only (kAuto or kAccurate)");
-    }
+  if (filter.kind() != FilterKind::kBlocked) {
+    return internal::AppendExactSizeBlock(filter, options, dst, stats);
+  }
+  if (encoding == Encoding::kAccurate || encoding == Encoding::kInPlace) {
     if (options.compression != Compression::kNone) {
       return absl::InvalidArgumentError(
           "the accurate encoding is never compressed; use Encoding::kFull");
     }
-    if (!exact_size) {
-      return absl::InvalidArgumentError(
-          "the accurate and in-place encodings hold exact-size filters "
-          "(FilterOptions::exact_size) only; use Encoding::kCompact or kFull");
-    }
-    if (filter.bits().size() < internal::kAccurateMinPayloadBytes ||
-        filter.bits().size() > internal::kAccurateMaxPayloadBytes) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "the accurate encoding holds ", internal::kAccurateMinPayloadBytes,
-          " to ", internal::kAccurateMaxPayloadBytes, " bytes of bits, not ",
-          filter.bits().size()));
-    }
-    const size_t start = dst->size();
-    if (in_place) {
-      AppendInPlace(filter, dst);
-    } else {
-      AppendAccurate(filter, dst);
-    }
-    if (stats != nullptr) {
-      stats->encoding = own;
-      stats->bits_bytes = stats->payload_bytes = filter.bits().size();
-      stats->total_bytes = dst->size() - start;
-      stats->overhead_bytes = stats->total_bytes - stats->payload_bytes;
-    }
-    return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        "the accurate and in-place encodings hold exact-size filters "
+        "(FilterOptions::exact_size) only; use Encoding::kCompact or kFull");
   }
   FilterShape canonical;
   const bool compactable = CanonicalShape(filter.bits().size(), &canonical) &&
@@ -290,32 +269,24 @@ absl::StatusOr<std::string> SerializeFilter(const Filter& filter,
 absl::StatusOr<FilterInfo> InspectFilter(absl::Span<const uint8_t> bytes,
                                          const ReadOptions& options) {
   if (IsRibbonBlock(bytes)) {
-    absl::StatusOr<internal::ribbon::ParsedBlock> parsed =
-        internal::ribbon::ParseBlock(bytes, options);
-    if (!parsed.ok()) return parsed.status();
-    return parsed->info;
+    return InfoOf(&internal::ribbon::ParseBlock, bytes, options);
   }
-  absl::StatusOr<Parsed> parsed = Parse(bytes, options);
-  if (!parsed.ok()) return parsed.status();
-  return parsed->info;
+  if (IsExactSizeBlock(bytes)) return InfoOf(&ParseExactSize, bytes, options);
+  return InfoOf(&Parse, bytes, options);
 }
 
 absl::StatusOr<Filter> OpenFilter(absl::Span<const uint8_t> bytes,
                                   const ReadOptions& options,
                                   FilterInfo* info) {
   if (IsRibbonBlock(bytes)) {
-    absl::StatusOr<internal::ribbon::ParsedBlock> parsed =
-        internal::ribbon::ParseBlock(bytes, options);
-    if (!parsed.ok()) return parsed.status();
-    absl::StatusOr<Filter> filter = internal::ribbon::OpenBlock(*parsed);
-    if (filter.ok() && info != nullptr) *info = parsed->info;
-    return filter;
+    return ParseAndOpen(&internal::ribbon::ParseBlock,
+                        &internal::ribbon::OpenBlock, bytes, options, info);
   }
-  absl::StatusOr<Parsed> parsed = Parse(bytes, options);
-  if (!parsed.ok()) return parsed.status();
-  absl::StatusOr<Filter> filter = OpenParsed(*parsed);
-  if (filter.ok() && info != nullptr) *info = parsed->info;
-  return filter;
+  if (IsExactSizeBlock(bytes)) {
+    return ParseAndOpen(&ParseExactSize, &internal::OpenExactSizeBlock, bytes,
+                        options, info);
+  }
+  return ParseAndOpen(&Parse, &OpenParsed, bytes, options, info);
 }
 
 Filter OpenFilterOrMatchAll(absl::Span<const uint8_t> bytes,

@@ -11,7 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "src/format/crc16.h"
+#include "src/core/crc16.h"
 
 namespace blockbloom::redis::internal {
 namespace {
@@ -38,7 +38,7 @@ uint16_t KeySlot(std::string_view key) {
       key = key.substr(open + 1, close - open - 1);
     }
   }
-  // Redis Cluster's CRC-16 is XMODEM: ours (src/format/crc16.h) from 0.
+  // Redis Cluster's CRC-16 is XMODEM: ours (src/core/crc16.h) from 0.
   const uint16_t crc = blockbloom::internal::Crc16(
       0, reinterpret_cast<const uint8_t*>(key.data()), key.size());
   return crc & (kClusterSlots - 1);

@@ -4,24 +4,25 @@
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
+#include "src/core/block_bytes.h"
+#include "src/exact_size/encoding.h"
+#include "src/exact_size/exact_size.h"
 #include "src/exact_size/in_place.h"
-#include "src/format/encoding.h"
 
-namespace blockbloom::internal::format {
+namespace blockbloom::internal {
 
 // The in-place encoding has nothing to verify: its tag gives k, its size
 // the bits, and the engine's block checksum protects both.
-absl::StatusOr<Parsed> ParseInPlace(absl::Span<const uint8_t> block,
-                                    const ReadOptions& options) {
+absl::StatusOr<ExactSizeBlock> ParseInPlace(absl::Span<const uint8_t> block,
+                                            const ReadOptions& options) {
   const size_t n = block.size();
-  if (!internal::InPlaceSizeValid(n)) {
+  if (!InPlaceSizeValid(n)) {
     return Corrupt(absl::StrCat(
         "inconsistent sizes: ", n, " bytes, an in-place filter has ",
-        internal::kInPlaceMinPayloadBytes + internal::kInPlaceTrailerBytes,
-        " to ",
-        internal::kInPlaceMaxPayloadBytes + internal::kInPlaceTrailerBytes));
+        kInPlaceMinPayloadBytes + kInPlaceTrailerBytes, " to ",
+        kInPlaceMaxPayloadBytes + kInPlaceTrailerBytes));
   }
-  Parsed p;
+  ExactSizeBlock p;
   FilterInfo& info = p.info;
   info.encoding = Encoding::kInPlace;
   info.major_version = 1;
@@ -30,8 +31,8 @@ absl::StatusOr<Parsed> ParseInPlace(absl::Span<const uint8_t> block,
   info.shape = {1, (block[n - 1] & 0x0F) + 1, 0};
   info.seed = options.seed;
   info.compression = Compression::kNone;
-  info.bits_bytes = info.payload_bytes = n - internal::kInPlaceTrailerBytes;
-  info.overhead_bytes = internal::kInPlaceTrailerBytes;
+  info.bits_bytes = info.payload_bytes = n - kInPlaceTrailerBytes;
+  info.overhead_bytes = kInPlaceTrailerBytes;
   info.total_bytes = n;
   p.payload = block.subspan(0, info.payload_bytes);
   return p;
@@ -40,8 +41,7 @@ absl::StatusOr<Parsed> ParseInPlace(absl::Span<const uint8_t> block,
 void AppendInPlace(const Filter& filter, std::string* dst) {
   const absl::Span<const uint8_t> bits = filter.bits();
   dst->append(reinterpret_cast<const char*>(bits.data()), bits.size());
-  dst->push_back(
-      static_cast<char>(internal::kInPlaceTag + filter.num_probes() - 1));
+  dst->push_back(static_cast<char>(kInPlaceTag + filter.num_probes() - 1));
 }
 
-}  // namespace blockbloom::internal::format
+}  // namespace blockbloom::internal

@@ -3,8 +3,8 @@
 // initial value 0xFFFF; docs/FORMAT.md) and, with initial value 0, Redis
 // Cluster's key-slot hash (CRC-16/XMODEM; src/redis_client/router.cc). One
 // implementation for both.
-#ifndef BLOCKBLOOM_SRC_FORMAT_CRC16_H_
-#define BLOCKBLOOM_SRC_FORMAT_CRC16_H_
+#ifndef BLOCKBLOOM_SRC_CORE_CRC16_H_
+#define BLOCKBLOOM_SRC_CORE_CRC16_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -18,4 +18,4 @@ uint16_t Crc16(uint16_t crc, const uint8_t* p, size_t n);
 
 }  // namespace blockbloom::internal
 
-#endif  // BLOCKBLOOM_SRC_FORMAT_CRC16_H_
+#endif  // BLOCKBLOOM_SRC_CORE_CRC16_H_

@@ -5,12 +5,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "src/core/block_bytes.h"
+#include "src/core/crc16.h"
 #include "src/core/key_hash.h"
+#include "src/exact_size/encoding.h"
 #include "src/exact_size/exact_size.h"
-#include "src/format/crc16.h"
-#include "src/format/encoding.h"
 
-namespace blockbloom::internal::format {
+namespace blockbloom::internal {
 namespace {
 
 // The accurate encoding's checksum covers the payload, then the 8 bytes of the
@@ -20,8 +21,7 @@ uint16_t AccurateChecksum(absl::Span<const uint8_t> block, uint64_t seed) {
   const size_t n = block.size();
   uint8_t seed_bytes[8];
   Put<uint64_t>(seed_bytes, seed);
-  uint16_t crc =
-      Crc16(0xFFFF, block.data(), n - internal::kAccurateTrailerBytes);
+  uint16_t crc = Crc16(0xFFFF, block.data(), n - kAccurateTrailerBytes);
   crc = Crc16(crc, seed_bytes, sizeof(seed_bytes));
   return Crc16(crc, block.data() + n - 1, 1);
 }
@@ -47,23 +47,22 @@ void WhitenAccurate(uint8_t* payload, size_t payload_bytes, uint64_t seed) {
 
 }  // namespace
 
-absl::StatusOr<Parsed> ParseAccurate(absl::Span<const uint8_t> block,
-                                     const ReadOptions& options) {
+absl::StatusOr<ExactSizeBlock> ParseAccurate(absl::Span<const uint8_t> block,
+                                             const ReadOptions& options) {
   const size_t n = block.size();
   const uint8_t tag = block[n - 1];
-  const uint64_t payload_bytes = n < internal::kAccurateTrailerBytes
-                                     ? 0
-                                     : n - internal::kAccurateTrailerBytes;
-  if (payload_bytes < internal::kAccurateMinPayloadBytes) {
+  const uint64_t payload_bytes =
+      n < kAccurateTrailerBytes ? 0 : n - kAccurateTrailerBytes;
+  if (payload_bytes < kAccurateMinPayloadBytes) {
     return Corrupt(absl::StrCat(
         "truncated: ", n, " bytes, an exact-size filter has at least ",
-        internal::kAccurateMinPayloadBytes + internal::kAccurateTrailerBytes));
+        kAccurateMinPayloadBytes + kAccurateTrailerBytes));
   }
-  if (payload_bytes > internal::kAccurateMaxPayloadBytes) {
+  if (payload_bytes > kAccurateMaxPayloadBytes) {
     return Corrupt(
         absl::StrCat("inconsistent sizes: ", payload_bytes,
                      " bytes of bits, an exact-size filter has at most ",
-                     internal::kAccurateMaxPayloadBytes));
+                     kAccurateMaxPayloadBytes));
   }
   if (options.verify_checksum) {
     const uint16_t stored = Get<uint16_t>(block.data() + n - 3);
@@ -75,8 +74,8 @@ absl::StatusOr<Parsed> ParseAccurate(absl::Span<const uint8_t> block,
           stored, crc, options.seed));
     }
   }
-  const bool v3 = tag < kFullTag;
-  Parsed p;
+  const bool v3 = tag < kAccurateSpreadTag;
+  ExactSizeBlock p;
   FilterInfo& info = p.info;
   info.encoding = Encoding::kAccurate;
   info.major_version = v3 ? kAccurateVersion : kAccurateVersion2;
@@ -84,7 +83,7 @@ absl::StatusOr<Parsed> ParseAccurate(absl::Span<const uint8_t> block,
   info.seed = options.seed;
   info.compression = Compression::kNone;
   info.bits_bytes = info.payload_bytes = payload_bytes;
-  info.overhead_bytes = internal::kAccurateTrailerBytes;
+  info.overhead_bytes = kAccurateTrailerBytes;
   info.total_bytes = n;
   p.payload = block.subspan(0, payload_bytes);
   if (v3 && payload_bytes > 8) {
@@ -101,9 +100,9 @@ absl::StatusOr<Parsed> ParseAccurate(absl::Span<const uint8_t> block,
   info.kind = FilterKind::kSet;
   info.shape = {1, 0, 0};
   info.set_low_bits = tag & 0x0F;
-  internal::SetParams& params = p.set;
-  if (!internal::ParseSet(p.payload.data(), 8 * payload_bytes,
-                          info.set_low_bits, &params)) {
+  SetParams& params = p.set;
+  if (!ParseSet(p.payload.data(), 8 * payload_bytes, info.set_low_bits,
+                &params)) {
     return Corrupt(absl::StrCat("inconsistent sizes: the fingerprint set's ",
                                 payload_bytes, " bytes are not a set of ",
                                 info.set_low_bits, "-bit lows"));
@@ -129,4 +128,4 @@ void AppendAccurate(const Filter& filter, std::string* dst) {
   Put<uint16_t>(block + n - 3, AccurateChecksum({block, n}, filter.seed()));
 }
 
-}  // namespace blockbloom::internal::format
+}  // namespace blockbloom::internal

@@ -1,4 +1,4 @@
-#include "src/format/crc16.h"
+#include "src/core/crc16.h"
 
 #include <array>
 
