@@ -69,6 +69,14 @@
 # (valgrind has no AVX-512). Both sides' counts are exact: a change of a few
 # instructions per key is real.
 #
+# Another RocksDB release: DB_BENCH=PATH (its db_bench, linked against its
+# shared librocksdb) and ROCKSDB_PREFIX=PREFIX (where that release is
+# installed: PREFIX/include, PREFIX/lib): the adapter is then built against
+# PREFIX (-DCMAKE_PREFIX_PATH; the harness stops if CMake found another
+# RocksDB), and db_bench runs with LD_LIBRARY_PATH=PREFIX/lib, so that it
+# and the preloaded adapter load one librocksdb. Give such a release a
+# BLOCKBLOOM_SHARED_BUILD folder of its own (default build/shared).
+#
 # Prints, per benchmark, each side's median micros/op with min-max over the
 # rounds and the median [min-max] of its per-round ratio to builtin's. Raw
 # output in build/bench-runs/rocksdb-db-bench-<time>/ (BENCH_OUT=DIR).
@@ -146,9 +154,27 @@ fi
 
 # The adapter as a shared library, against the RocksDB db_bench links.
 shared=${BLOCKBLOOM_SHARED_BUILD:-$repo/build/shared}
+prefix_flags=()
+if [ -n "${ROCKSDB_PREFIX:-}" ]; then
+  rocksdb_prefix=$(cd "$ROCKSDB_PREFIX" && pwd)
+  prefix_flags=(-DCMAKE_PREFIX_PATH="$rocksdb_prefix")
+  export LD_LIBRARY_PATH="$rocksdb_prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
 cmake -S "$repo" -B "$shared" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DBUILD_SHARED_LIBS=ON -DBLOCKBLOOM_BUILD_TESTS=OFF \
-  -DBLOCKBLOOM_BUILD_BENCH=OFF -DBLOCKBLOOM_BUILD_EXAMPLES=OFF >/dev/null
+  -DBLOCKBLOOM_BUILD_BENCH=OFF -DBLOCKBLOOM_BUILD_EXAMPLES=OFF \
+  "${prefix_flags[@]}" >/dev/null
+if [ -n "${ROCKSDB_PREFIX:-}" ]; then
+  found=$(sed -n 's/^BLOCKBLOOM_ROCKSDB_INCLUDE:[A-Z]*=//p' "$shared/CMakeCache.txt")
+  case "$found" in
+    "$rocksdb_prefix"/*) ;;
+    *)
+      echo "rocksdb_db_bench: $shared builds against the RocksDB headers in" \
+        "'${found:-nowhere}', not $rocksdb_prefix's (a folder configured for" \
+        "another RocksDB? set BLOCKBLOOM_SHARED_BUILD to another folder)" >&2
+      exit 1 ;;
+  esac
+fi
 flock -s /tmp/bb-quiet.lock nice cmake --build "$shared" --target blockbloom_rocksdb >/dev/null
 adapter=$shared/src/rocksdb/libblockbloom_rocksdb.so
 
@@ -161,6 +187,7 @@ trap 'rm -rf "$dbs"' EXIT
 {
   echo "command: bench/rocksdb/rocksdb_db_bench.sh$([ "$instructions" = 1 ] && echo ' --instructions' || echo " --rounds=$rounds") --cpu=$cpu --num=$num --reads=$reads --tables=$tables --sides=$sides_arg$([ "$prefix" = 1 ] || echo ' --no_prefix')"
   echo "db_bench: $db_bench ($(ldd "$db_bench" | sed -n 's/.*\(librocksdb[^ ]*\) => \([^ ]*\).*/\2/p'))"
+  echo "adapter: $adapter ($(ldd "$adapter" | sed -n 's/.*\(librocksdb[^ ]*\) => \([^ ]*\).*/\2/p'))"
   echo "blockbloom: $(git -C "$repo" describe --always --dirty 2>/dev/null || echo '?')"
   echo "machine: $(nproc) cores, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"
   echo "date: $(date -u +%Y-%m-%d)"
