@@ -58,30 +58,26 @@ class TableFilterReader final : public rocksdb::FilterBitsReader {
     return may;
   }
 
-  // MultiGet: up to 32 keys at a time.
+  // MultiGet: up to 32 keys at a time. RocksDB spreads a batch over the
+  // tables its keys fall in, so a reader mostly gets one to three keys per
+  // call (db_bench's batches of 32 over a level of 20 tables: ~2). Below
+  // kBatchFrom keys the single probe answers each key: the batch kernel's
+  // setup (the keys' hashes gathered into an array, then prefetched) cost
+  // more than the keys' probes, and a handful of independent probes
+  // overlap their misses anyway (docs/BENCHMARKS.md, "The batch path's
+  // cost"). From kBatchFrom on, the batch kernel's prefetching pays.
   void MayMatch(int num_keys, rocksdb::Slice** keys, bool* may_match) override {
     CountRocksDBBatchProbeCall();
-    constexpr int kChunk = 64;
-    // Left uninitialized: a MultiGet batch is spread over the tables, so a
-    // table's reader gets a few keys per call, and zeroing kChunk views
-    // cost more than the keys' probes (docs/BENCHMARKS.md, "The batch
-    // path's cost").
-    alignas(std::string_view) unsigned char
-        storage[sizeof(std::string_view) * kChunk];
-    auto* views = reinterpret_cast<std::string_view*>(storage);
-    for (int start = 0; start < num_keys; start += kChunk) {
-      const int n = num_keys - start < kChunk ? num_keys - start : kChunk;
-      for (int i = 0; i < n; ++i) {
-        new (&views[i]) std::string_view(View(*keys[start + i]));
+    if (num_keys < kBatchFrom) {
+      for (int i = 0; i < num_keys; ++i) {
+        may_match[i] = filter_.MayContain(View(*keys[i]));
       }
-      filter_.MayContainBatch(absl::MakeConstSpan(views, n),
-                              absl::MakeSpan(may_match + start, n));
+    } else {
+      ProbeBatch(num_keys, keys, may_match);
     }
     // The keys the single probes would sample (SampleThisProbe), found
-    // from the countdown once per batch instead of asked per key: the
-    // countdown is a thread-local, which costs a call in this
-    // position-independent library (docs/BENCHMARKS.md, "The batch path's
-    // cost").
+    // from the countdown once per batch instead of asked per key
+    // (docs/BENCHMARKS.md, "The batch path's cost").
     const uint32_t n = static_cast<uint32_t>(num_keys);
     uint32_t i = thread_probe_countdown;  // probes before the next sample
     if (__builtin_expect(i >= n, 1)) {
@@ -99,7 +95,28 @@ class TableFilterReader final : public rocksdb::FilterBitsReader {
     thread_probe_countdown = i - n;
   }
 
+  // The fewest keys that go through the batch kernel.
+  static constexpr int kBatchFrom = 8;
+
  private:
+  [[gnu::noinline]] void ProbeBatch(int num_keys, rocksdb::Slice** keys,
+                                    bool* may_match) const {
+    constexpr int kChunk = 64;
+    // Left uninitialized: zeroing kChunk views cost more than a few keys'
+    // probes (docs/BENCHMARKS.md, "The batch path's cost").
+    alignas(std::string_view) unsigned char
+        storage[sizeof(std::string_view) * kChunk];
+    auto* views = reinterpret_cast<std::string_view*>(storage);
+    for (int start = 0; start < num_keys; start += kChunk) {
+      const int n = num_keys - start < kChunk ? num_keys - start : kChunk;
+      for (int i = 0; i < n; ++i) {
+        new (&views[i]) std::string_view(View(*keys[start + i]));
+      }
+      filter_.MayContainBatch(absl::MakeConstSpan(views, n),
+                              absl::MakeSpan(may_match + start, n));
+    }
+  }
+
   const Filter filter_;
   const std::shared_ptr<PolicyState> state_;
   const int slot_index_;

@@ -135,6 +135,45 @@ TEST_F(RocksDBLearnedTest, ReadersCountByOriginAndReadOldBlocks) {
   EXPECT_EQ(rows.at(-1).tables, 0u);
 }
 
+// A MultiGet batch of any size (the single probe below kBatchFrom keys,
+// the batch kernel from there) answers as single probes do, and counts each
+// key once.
+TEST_F(RocksDBLearnedTest, BatchesOfEverySizeAnswerAndCountAsSingleProbes) {
+  auto policy = Policy(false);
+  const std::string block =
+      Block({.level = 2, .bottommost = false, .group = 7}, 1000);
+  std::unique_ptr<rocksdb::FilterBitsReader> reader(
+      policy->GetFilterBitsReader(block));
+  std::vector<std::string> keys;
+  for (int i = 0; i < 40; ++i) keys.push_back(absl::StrCat("k", i));
+  for (int i = 0; i < 60; ++i) keys.push_back(absl::StrCat("absent", i));
+  std::vector<bool> single;
+  for (const std::string& key : keys) single.push_back(reader->MayMatch(key));
+  uint64_t probes = keys.size(), positives = 0;
+  for (bool may : single) positives += may;
+  for (int n : {1, 2, 3, 7, 8, 9, 31, 32, 33, 64, 70, 100}) {
+    std::vector<rocksdb::Slice> slices(n);
+    std::vector<rocksdb::Slice*> ptrs(n);
+    // Keys from an offset, so that every batch mixes present and absent.
+    const int from = (n * 7) % (static_cast<int>(keys.size()) - n + 1);
+    for (int i = 0; i < n; ++i) {
+      slices[i] = keys[from + i];
+      ptrs[i] = &slices[i];
+    }
+    std::unique_ptr<bool[]> may(new bool[n]);
+    reader->MayMatch(n, ptrs.data(), may.get());
+    for (int i = 0; i < n; ++i) {
+      ASSERT_EQ(may[i], single[from + i]) << "n = " << n << ", key " << i;
+      positives += may[i];
+    }
+    probes += n;
+  }
+  const auto rows = ByLevel(policy.get());
+  ASSERT_EQ(rows.count(2), 1u);
+  EXPECT_EQ(rows.at(2).probes, probes);
+  EXPECT_EQ(rows.at(2).positives, positives);
+}
+
 // Bottommost blocks of any level are one row (the plan's group for them),
 // at the deepest level one was written at; the others keep their level's.
 TEST_F(RocksDBLearnedTest, BottommostBlocksAreOneRowAtTheDeepestLevel) {
