@@ -40,7 +40,6 @@ namespace internal {
 class AlignedBuffer;
 class HashChunks;
 struct Kernels;
-struct KindOps;
 struct FilterAccess;
 }  // namespace internal
 
@@ -127,7 +126,7 @@ class Filter {
   // FilterKind::kSet: bits in each fingerprint's low part (0 otherwise).
   int set_low_bits() const;
   // True if the filter owns its bits (built here), false if Wrap()ped.
-  bool owns_bits() const { return owned_ != nullptr && !bits_elsewhere_; }
+  bool owns_bits() const { return owns_bits_; }
   // Bytes of memory the filter owns (its bits if built or decompressed here,
   // a fingerprint set's probe index, a ribbon filter's view).
   size_t owned_bytes() const;
@@ -143,17 +142,20 @@ class Filter {
   Filter(std::unique_ptr<internal::AlignedBuffer> owned, const uint8_t* bits,
          const FilterShape& shape, uint64_t seed, uint64_t num_keys,
          const internal::Kernels* kernels);
+  // `ref.ops` says the kind (src/core/kind.h).
   Filter(std::unique_ptr<internal::AlignedBuffer> owned,
-         const internal::KindOps* ops, const internal::FilterRef& ref,
-         const FilterShape& shape, uint64_t size_bytes, uint64_t num_keys,
+         const internal::FilterRef& ref, const FilterShape& shape,
+         uint64_t size_bytes, uint64_t num_keys,
          const internal::Kernels* kernels);
 
+  // The layout of these members is the shared library's ABI
+  // (docs/COMPATIBILITY.md): programs inline the accessors above.
   std::unique_ptr<internal::AlignedBuffer> owned_;
   FilterKind kind_ = FilterKind::kBlocked;
-  // A kind whose filter owns its view (a fingerprint set's index) may not
-  // own its bits (opened in place): its maker says so.
-  bool bits_elsewhere_ = false;
-  const internal::KindOps* ops_;  // the kind's (src/core/kind.h)
+  // Whether the filter owns its bits (built, copied or decompressed here);
+  // a kind's maker says so where owned_ holds only its view (0.1.0 read it
+  // for kSet and kRibbon alone, the same meaning).
+  bool owns_bits_ = false;
   FilterShape shape_;
   uint64_t size_bytes_;
   uint64_t num_keys_;

@@ -243,11 +243,12 @@ class FilterPolicy {
   // Opens a filter block for probing, without copying (`block` must outlive
   // the Filter). Fails open: bytes that cannot be read give a Filter that
   // answers "may contain" for every key, and the reason goes to `*error`.
-  // The block's trailer or footer goes to `*info` (OpenFilter's `info`):
-  // read once for both.
   Filter NewReader(absl::Span<const uint8_t> block,
-                   absl::Status* error = nullptr,
-                   FilterInfo* info = nullptr) const;
+                   absl::Status* error = nullptr) const;
+  // The same, and the block's trailer or footer to `*info` (OpenFilter's
+  // `info`): read once for both.
+  Filter NewReader(absl::Span<const uint8_t> block, absl::Status* error,
+                   FilterInfo* info) const;
 
   // One probe of a block's bytes, for engines like LevelDB that pass the
   // block with every key; the LevelDB adapter calls exactly this (inlined).

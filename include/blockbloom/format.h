@@ -168,20 +168,25 @@ struct FilterInfo;  // below
 //   ResourceExhausted  a decompressed size over max_decompressed_bytes, or
 //                  over max_decompression_ratio times the compressed size
 // Never reads outside `bytes`, never crashes on any input (fuzzed).
-// With `info`, an open that succeeds also stores there what InspectFilter
-// returns: a reader that wants both reads the trailer or footer once.
 absl::StatusOr<Filter> OpenFilter(absl::Span<const uint8_t> bytes,
-                                  const ReadOptions& options = {},
-                                  FilterInfo* info = nullptr);
+                                  const ReadOptions& options = {});
+// The same, and an open that succeeds also stores in `*info` what
+// InspectFilter returns: a reader that wants both reads the trailer or
+// footer once.
+absl::StatusOr<Filter> OpenFilter(absl::Span<const uint8_t> bytes,
+                                  const ReadOptions& options, FilterInfo* info);
 
 // For storage engines: like OpenFilter, but a filter that cannot be read
 // comes back as Filter::MatchAll() ("may match" for every key), so a damaged
 // filter costs extra reads and never a wrong answer. The reason goes to
-// `*error` if given; `*info` as OpenFilter's (untouched for a MatchAll()).
+// `*error` if given.
 Filter OpenFilterOrMatchAll(absl::Span<const uint8_t> bytes,
                             const ReadOptions& options = {},
-                            absl::Status* error = nullptr,
-                            FilterInfo* info = nullptr);
+                            absl::Status* error = nullptr);
+// The same, with `*info` as OpenFilter's (untouched for a MatchAll()).
+Filter OpenFilterOrMatchAll(absl::Span<const uint8_t> bytes,
+                            const ReadOptions& options, absl::Status* error,
+                            FilterInfo* info);
 
 // What a serialized filter's trailer or footer says, without opening it
 // (no allocation, no decompression; the checksum is verified if asked).

@@ -37,11 +37,17 @@ const internal::Kernels kMatchAllKernels = {
 
 // ---------------------------------------------------------------- Filter
 
+// Programs compiled against an earlier 0.x release baked in Filter's size
+// and inline its accessors (docs/COMPATIBILITY.md): the layout stays that of
+// 0.1.0 until the next major version.
+static_assert(sizeof(void*) != 8 ||
+              (sizeof(Filter) == 136 && sizeof(internal::FilterRef) == 64));
+
 Filter::Filter(std::unique_ptr<internal::AlignedBuffer> owned,
                const uint8_t* bits, const FilterShape& shape, uint64_t seed,
                uint64_t num_keys, const internal::Kernels* kernels)
     : owned_(std::move(owned)),
-      ops_(&internal::kBlockedOps),
+      owns_bits_(owned_ != nullptr),
       shape_(shape),
       size_bytes_(shape.size_bytes()),
       num_keys_(num_keys),
@@ -57,17 +63,18 @@ Filter::Filter(std::unique_ptr<internal::AlignedBuffer> owned,
     ref_.lane_bits = static_cast<uint32_t>(shape.lane_bits);
     kernels_ = internal::SpreadKernels(size_bytes_);
   }
+  ref_.ops = &internal::kBlockedOps;
   probe_hash_ = kernels_->probe_hash;
   probe_key_ = kernels_->probe_key;
 }
 
 Filter::Filter(std::unique_ptr<internal::AlignedBuffer> owned,
-               const internal::KindOps* ops, const internal::FilterRef& ref,
-               const FilterShape& shape, uint64_t size_bytes, uint64_t num_keys,
+               const internal::FilterRef& ref, const FilterShape& shape,
+               uint64_t size_bytes, uint64_t num_keys,
                const internal::Kernels* kernels)
     : owned_(std::move(owned)),
-      kind_(ops->kind),
-      ops_(ops),
+      kind_(ref.ops->kind),
+      owns_bits_(owned_ != nullptr),
       shape_(shape),
       size_bytes_(size_bytes),
       num_keys_(num_keys),
@@ -116,12 +123,13 @@ size_t Filter::owned_bytes() const {
 }
 
 int Filter::set_low_bits() const {
-  return ops_->set_low_bits == nullptr ? 0 : ops_->set_low_bits(ref_);
+  const internal::KindOps& ops = *ref_.ops;
+  return ops.set_low_bits == nullptr ? 0 : ops.set_low_bits(ref_);
 }
 
 double Filter::EstimatedFpRate() const {
   if (is_match_all()) return 1.0;
-  return ops_->estimated_fp_rate(ref_, shape_, num_keys_);
+  return ref_.ops->estimated_fp_rate(ref_, shape_, num_keys_);
 }
 
 const char* FilterKindName(FilterKind kind) {

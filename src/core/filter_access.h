@@ -23,7 +23,9 @@ struct FilterAccess {
                      const FilterRef& ref, const FilterShape& shape,
                      uint64_t size_bytes, uint64_t num_keys,
                      const Kernels* kernels) {
-    return Filter(std::move(owned), &ops, ref, shape, size_bytes, num_keys,
+    FilterRef with_ops = ref;
+    with_ops.ops = &ops;
+    return Filter(std::move(owned), with_ops, shape, size_bytes, num_keys,
                   kernels);
   }
   // A blocked filter of `bits` (in `owned`, if not null).
@@ -36,9 +38,9 @@ struct FilterAccess {
   // For a filter whose owned buffer holds its view: whether it holds the
   // bits too (built or copied) or they are the caller's (opened in place).
   static void SetOwnsBits(Filter* filter, bool owns) {
-    filter->bits_elsewhere_ = !owns;
+    filter->owns_bits_ = owns;
   }
-  static const KindOps& Ops(const Filter& filter) { return *filter.ops_; }
+  static const KindOps& Ops(const Filter& filter) { return *filter.ref_.ops; }
   // What Filter::MayContain(key) calls, and its argument.
   using ProbeKeyFn = bool (*)(const FilterRef&, std::string_view);
   static ProbeKeyFn ProbeKey(const Filter& filter) { return filter.probe_key_; }

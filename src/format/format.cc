@@ -289,6 +289,16 @@ absl::StatusOr<Filter> OpenFilter(absl::Span<const uint8_t> bytes,
   return ParseAndOpen(&Parse, &OpenParsed, bytes, options, info);
 }
 
+absl::StatusOr<Filter> OpenFilter(absl::Span<const uint8_t> bytes,
+                                  const ReadOptions& options) {
+  return OpenFilter(bytes, options, nullptr);
+}
+
+Filter OpenFilterOrMatchAll(absl::Span<const uint8_t> bytes,
+                            const ReadOptions& options, absl::Status* error) {
+  return OpenFilterOrMatchAll(bytes, options, error, nullptr);
+}
+
 Filter OpenFilterOrMatchAll(absl::Span<const uint8_t> bytes,
                             const ReadOptions& options, absl::Status* error,
                             FilterInfo* info) {

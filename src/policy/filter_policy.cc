@@ -249,6 +249,11 @@ absl::Status FilterPolicy::Builder::Finish(std::string* dst,
 }
 
 Filter FilterPolicy::NewReader(absl::Span<const uint8_t> block,
+                               absl::Status* error) const {
+  return OpenFilterOrMatchAll(block, cache_.read, error);
+}
+
+Filter FilterPolicy::NewReader(absl::Span<const uint8_t> block,
                                absl::Status* error, FilterInfo* info) const {
   return OpenFilterOrMatchAll(block, cache_.read, error, info);
 }

@@ -10,6 +10,8 @@ enum class FilterKind : uint8_t;  // blockbloom/filter.h
 
 namespace blockbloom::internal {
 
+struct KindOps;  // src/core/kind.h
+
 // Everything a probe needs. A Filter keeps one, and the kernels take it by
 // reference, so a probe passes one pointer instead of building arguments.
 // 64 bytes, one cache line (the probe cache's entries hold one: keep it so).
@@ -42,6 +44,9 @@ struct FilterRef {
   // its folder declares (a fingerprint set's index, a ribbon's layers): the
   // kind's kernels read it (src/core/kind.h, ViewOf), nothing else does.
   const void* view = nullptr;
+  // The kind's operations (src/core/kind.h), for the kind-neutral code that
+  // holds a filter: no probe reads them.
+  const KindOps* ops = nullptr;
 };
 static_assert(sizeof(FilterRef) <= 64);
 
