@@ -64,11 +64,20 @@ inline WriteOptions MakeWriteOptions(const std::string& encoding,
   return options;
 }
 
-// The kinds a builder makes (FilterOptions::kind) by name.
+// The kinds a builder makes (FilterOptions::kind) by name (FilterKindName):
+// those FilterBuilder::Create accepts, whichever the library has.
 inline FilterKind ParseBuildKind(const std::string& name) {
-  if (name == "blocked") return FilterKind::kBlocked;
-  if (name == "ribbon") return FilterKind::kRibbon;
-  throw py::value_error("kind must be 'blocked' or 'ribbon', not '" + name +
+  std::string names;
+  for (int k = 0; k < 256; ++k) {
+    const FilterKind kind = static_cast<FilterKind>(k);
+    FilterOptions options;
+    options.kind = kind;
+    if (!FilterBuilder::Create(options).ok()) continue;
+    if (name == FilterKindName(kind)) return kind;
+    names +=
+        (names.empty() ? "'" : ", '") + std::string(FilterKindName(kind)) + "'";
+  }
+  throw py::value_error("kind must be one of " + names + ", not '" + name +
                         "'");
 }
 

@@ -50,17 +50,19 @@ void PrintSummary(uint64_t keys_read, const Filter& filter,
   // adjacent duplicates once; repeats further apart count again. The bits
   // tell how many distinct keys there really were.
   const uint64_t keys = filter.num_keys();
-  const bool ribbon = filter.kind() == FilterKind::kRibbon;
+  // Only a blocked filter's bits are Bloom bits (lanes, probes, a fill):
+  // not those of another kind the builder makes (a ribbon).
+  const bool blocked = filter.kind() == FilterKind::kBlocked;
   std::string text = absl::StrFormat(
       "keys read:      %d (%d added; adjacent duplicates count once)\n",
       keys_read, keys);
   // A ribbon's bits are a solution of equations, half of them set whatever
   // the keys: they tell nothing of how many there were.
   const KeyEstimate distinct =
-      ribbon ? KeyEstimate{}
-             : EstimateDistinctKeys(filter.shape(),
-                                    CountSetBits(filter.bits()).set_bits);
-  if (!ribbon) {
+      !blocked ? KeyEstimate{}
+               : EstimateDistinctKeys(filter.shape(),
+                                      CountSetBits(filter.bits()).set_bits);
+  if (blocked) {
     absl::StrAppend(
         &text, "distinct keys:  ",
         distinct.saturated()
@@ -91,11 +93,11 @@ void PrintSummary(uint64_t keys_read, const Filter& filter,
         : stats.encoding == Encoding::kRibbon ? "layer table and footer"
                                               : "footer");
   }
-  if (ribbon) {
-    absl::StrAppendFormat(&text,
-                          "estimated FPR:  %.4g%% (kind ribbon: the exact "
-                          "rate of its layers)\n",
-                          100 * filter.EstimatedFpRate());
+  if (!blocked) {
+    // The kind's own estimate (a ribbon's: exact, from its layers).
+    absl::StrAppendFormat(&text, "estimated FPR:  %.4g%% (kind %s)\n",
+                          100 * filter.EstimatedFpRate(),
+                          FilterKindName(filter.kind()));
   } else {
     absl::StrAppendFormat(
         &text,
@@ -108,7 +110,7 @@ void PrintSummary(uint64_t keys_read, const Filter& filter,
   // Many more keys added than distinct ones (beyond the estimate's noise):
   // the input repeats keys, and the filter is bigger than it needs to be.
   const double added = static_cast<double>(keys);
-  if (!ribbon && !distinct.saturated() &&
+  if (blocked && !distinct.saturated() &&
       distinct.keys + 4 * distinct.std_error + 1 < 0.9 * added) {
     std::fputs(
         absl::StrFormat(
@@ -149,13 +151,14 @@ int RunBuild(const std::vector<std::string>& args) {
   if (!write_options.ok()) {
     return UsageError(kCommand, write_options.status());
   }
-  if (options->kind == FilterKind::kRibbon &&
+  if (options->kind != FilterKind::kBlocked &&
       (write_options->encoding != Encoding::kAuto ||
        write_options->compression != Compression::kNone)) {
-    return UsageError(kCommand,
-                      "--kind=ribbon is written in its own encoding (the "
-                      "ribbon encoding, docs/FORMAT.md): leave --encoding "
-                      "at auto and --compression at none");
+    return UsageError(
+        kCommand,
+        absl::StrCat("--kind=", FilterKindName(options->kind),
+                     " is written in its own encoding (docs/FORMAT.md): "
+                     "leave --encoding at auto and --compression at none"));
   }
   absl::StatusOr<FilterBuilder> builder = FilterBuilder::Create(*options);
   if (!builder.ok()) return UsageError(kCommand, builder.status());

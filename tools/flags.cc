@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "blockbloom/sizing.h"
+#include "src/format/registry.h"
 
 // Help texts are shown under each command by `blockbloom help` (usage.cc).
 ABSL_FLAG(double, bits_per_key, 10,
@@ -226,12 +227,12 @@ absl::StatusOr<FilterOptions> FilterOptionsFromFlags() {
   options.seed = absl::GetFlag(FLAGS_seed);
   options.compact_small_filters = absl::GetFlag(FLAGS_compact_small_filters);
   const std::string kind = absl::GetFlag(FLAGS_kind);
-  if (kind == "ribbon") {
-    options.kind = FilterKind::kRibbon;
-  } else if (kind != "blocked") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--kind=", kind, ": expected blocked or ribbon"));
+  const internal::KindPlugin* plugin = internal::FindBuildKind(kind);
+  if (plugin == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--kind=", kind, ": expected one of ", internal::BuildKindNames()));
   }
+  options.kind = plugin->kind;
   if (FlagGiven("fp_rate") && !(options.fp_rate > 0 && options.fp_rate < 1)) {
     // FilterOptions reads 0 as "not set"; on the command line it is an error.
     return absl::InvalidArgumentError(

@@ -82,10 +82,6 @@ const char* EncodingName(Encoding encoding) {
                                          : "full";
 }
 
-const char* KindName(FilterKind kind) {
-  return kind == FilterKind::kRibbon ? "ribbon" : "blocked";
-}
-
 const char* CompressionName(Compression compression) {
   return compression == Compression::kZstd ? "zstd" : "none";
 }
@@ -99,7 +95,7 @@ std::string Json(const Report& r) {
   json.Add("major_version", info.major_version);
   json.Add("minor_version", info.minor_version);
   json.Add("encoding", EncodingName(info.encoding));
-  json.Add("kind", KindName(info.kind));
+  json.Add("kind", FilterKindName(info.kind));
   json.Add("simd_target", ActiveSimdTarget());
   json.Add("simd_target_source", internal::SimdTargetSource());
   if (info.kind == FilterKind::kRibbon) {
@@ -170,7 +166,7 @@ std::string Text(const Report& r) {
   line("encoding", info.encoding == Encoding::kCompact ? compact
                    : ribbon ? "ribbon (layer table and footer with key count)"
                             : "full (footer with key count)");
-  line("kind", KindName(info.kind));
+  line("kind", FilterKindName(info.kind));
   AppendSimdTargetLine(&out);
   if (ribbon) {
     line("block", "64 slots, in layers (docs/FORMAT.md)");

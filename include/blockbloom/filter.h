@@ -60,10 +60,14 @@ enum class FilterKind : uint8_t {
   // a bumped ribbon retrieval structure (src/ribbon/layout.h), the same rate
   // in about 30% less memory than kBlocked; builds and probes are slower.
   kRibbon,
+  // Values from 128 on are never built-in kinds: they are kept for kinds
+  // defined outside the library and registered at run time (tests and
+  // experiments; docs/ARCHITECTURE.md, "A new filter kind").
 };
 
 // The kind's name in lower case, as reports, logs and the Python package
-// print it: "blocked", "spread", "set", "standard" or "ribbon".
+// print it: "blocked", "spread", "set", "standard" or "ribbon" (a kind
+// registered at run time: its own; "unknown" for a value of no kind).
 const char* FilterKindName(FilterKind kind);
 
 // An immutable filter: probe it with keys or with hashes from HashKey().

@@ -58,8 +58,8 @@ class FilterPolicy {
     // LevelAllocator::Options::moved_fraction.
     double level_moved_fraction = 0.6;
     // The kind per level, like RocksDB's Ribbon `bloom_before_level`: a
-    // builder made with a LevelHint builds a ribbon filter (FilterKind::
-    // kRibbon: the same rate in about 30% less memory, built and probed a
+    // builder made with a LevelHint builds a ribbon filter (the ribbon
+    // kind: the same rate in about 30% less memory, built and probed a
     // few times slower) when hint.level >= ribbon_from_level, and a blocked one
     // otherwise. So 1 gives flushes (L0), files of unknown level (-1, e.g.
     // FIFO or ingested files) and L0 the blocked kind, which is built often
@@ -233,8 +233,9 @@ class FilterPolicy {
   FilterKind KindFor(const LevelHint& hint) const;
   // A builder at `bits_per_key` (clamped to [LevelAllocator::kMinBitsPerKey,
   // kMaxBitsPerKey]): for an engine adapter with a plan of its own (the
-  // RocksDB adapter's learned plan). With kind kRibbon (KindFor(hint)), a
-  // ribbon for the blocked kind's rate at those bits (Bloom-equivalent:
+  // RocksDB adapter's learned plan). With another kind than kBlocked
+  // (KindFor(hint): the ribbon), a filter of it for the blocked kind's rate
+  // at those bits (Bloom-equivalent:
   // LevelOptions::ribbon_from_level), or with those bits
   // (LevelOptions::ribbon_saves kFalseReads).
   Builder NewBuilderWithBits(double bits_per_key,

@@ -57,8 +57,7 @@ enum class Encoding : uint8_t {
   kRibbon,    // layers + 8 bytes per layer + an 11-byte footer (+8 with
               // a non-zero seed, +2 with an origin; format version 6; the
               // 44-byte footer of version 5 is still read): ribbon filters
-              // (FilterKind::kRibbon) only, the encoding kAuto picks for
-              // them
+              // only, the encoding kAuto picks for them
 };
 
 enum class Compression : uint8_t {

@@ -44,7 +44,9 @@ struct KindCurve {
   FilterKind kind = FilterKind::kBlocked;
   // The kind's false-positive rate with c bits per key (all of its bits, as
   // built), for c in [LevelAllocator::kMinBitsPerKey, kMaxBitsPerKey];
-  // non-increasing. Empty: the blocked kind's exact rate (BlockedFpRate).
+  // non-increasing. Empty: the kind's own curve (BlockedFpRate for the
+  // blocked kind, RibbonFpRate for the ribbon; InvalidArgument for a kind
+  // that has none).
   // Sampled every 1/32 bit when the allocator is created.
   std::function<double(double bits_per_key)> fp_rate;
   // What one probe costs beyond a blocked filter's, in false-positive reads:
@@ -62,7 +64,7 @@ struct KindCurve {
 double BlockedFpRate(double bits_per_key);
 
 // The estimated false-positive rate of blockbloom's ribbon kind
-// (FilterKind::kRibbon) with `bits_per_key` bits per key, all of its bytes
+// (its plug-in's curve) with `bits_per_key` bits per key, all of its bytes
 // counted, for 2^20 keys: about 2^-(c - 0.4) (10 bits/key: ~0.1%, against
 // the blocked kind's ~0.96%). The curve of the ribbon's KindCurve.
 double RibbonFpRate(double bits_per_key);

@@ -24,4 +24,15 @@ FilterOrigin UnpackOrigin(uint16_t packed) {
   return origin;
 }
 
+void FillWriteStats(Encoding encoding, uint64_t bits_bytes,
+                    uint64_t payload_bytes, size_t start,
+                    const std::string& dst, WriteStats* stats) {
+  if (stats == nullptr) return;
+  stats->encoding = encoding;
+  stats->bits_bytes = bits_bytes;
+  stats->payload_bytes = payload_bytes;
+  stats->total_bytes = dst.size() - start;
+  stats->overhead_bytes = stats->total_bytes - payload_bytes;
+}
+
 }  // namespace blockbloom::internal

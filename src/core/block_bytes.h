@@ -1,7 +1,7 @@
 // What every encoding of a filter block writes and reads alike, whichever
-// kind's folder it lives in (src/format for the blocked and exact-size
-// kinds, a kind's own folder otherwise): little-endian fields, the DataLoss
-// error a bad block gives, and a filter's origin as a u16.
+// kind's folder it lives in (src/format for the blocked kind, a kind's own
+// folder otherwise): little-endian fields, the DataLoss error a bad block
+// gives, the WriteStats a writer reports, and a filter's origin as a u16.
 #ifndef BLOCKBLOOM_SRC_CORE_BLOCK_BYTES_H_
 #define BLOCKBLOOM_SRC_CORE_BLOCK_BYTES_H_
 
@@ -32,6 +32,13 @@ T Get(const uint8_t* p) {
 
 // DataLoss, "blockbloom filter: " + what.
 absl::Status Corrupt(const std::string& what);
+
+// What every writer reports (WriteStats, if not null): `encoding`, the
+// filter's `bits_bytes`, the `payload_bytes` they took (compressed or not),
+// and the block from `start` to the end of *dst.
+void FillWriteStats(Encoding encoding, uint64_t bits_bytes,
+                    uint64_t payload_bytes, size_t start,
+                    const std::string& dst, WriteStats* stats);
 
 // A filter's origin as a u16 (the full footer's bytes 46-47, the ribbon
 // footers' and the compact encoding's field): bits 0-4 level + 1 (0: none

@@ -132,22 +132,6 @@ double Filter::EstimatedFpRate() const {
   return ref_.ops->estimated_fp_rate(ref_, shape_, num_keys_);
 }
 
-const char* FilterKindName(FilterKind kind) {
-  switch (kind) {
-    case FilterKind::kBlocked:
-      return "blocked";
-    case FilterKind::kSpread:
-      return "spread";
-    case FilterKind::kSet:
-      return "set";
-    case FilterKind::kStandard:
-      return "standard";
-    case FilterKind::kRibbon:
-      return "ribbon";
-  }
-  return "unknown";
-}
-
 const char* ActiveSimdTarget() { return internal::ActiveTargetName(); }
 
 absl::Status SetSimdTarget(std::string_view name) {

@@ -3,6 +3,7 @@
 #include "src/exact_size/encoding.h"
 
 #include "absl/strings/str_cat.h"
+#include "src/core/block_bytes.h"
 #include "src/exact_size/exact_size.h"
 
 namespace blockbloom::internal {
@@ -50,12 +51,8 @@ absl::Status AppendExactSizeBlock(const Filter& filter,
   } else {
     AppendAccurate(filter, dst);
   }
-  if (stats != nullptr) {
-    stats->encoding = own;
-    stats->bits_bytes = stats->payload_bytes = filter.bits().size();
-    stats->total_bytes = dst->size() - start;
-    stats->overhead_bytes = stats->total_bytes - stats->payload_bytes;
-  }
+  FillWriteStats(own, filter.bits().size(), filter.bits().size(), start, *dst,
+                 stats);
   return absl::OkStatus();
 }
 

@@ -115,13 +115,13 @@ absl::StatusOr<Parsed> ParseCompact(absl::Span<const uint8_t> block,
   return p;
 }
 
-uint64_t BlockedBlockBytes(const FilterShape& shape, uint64_t seed,
+uint64_t BlockedBlockBytes(uint64_t bits_bytes, uint64_t seed,
                            const FilterOrigin& origin) {
   // AppendFilter's choice under Encoding::kAuto, uncompressed.
-  if (shape.size_bytes() >= kAutoCompactMaxBytes) {
-    return shape.size_bytes() + kFullFooterBytes;
+  if (bits_bytes >= kAutoCompactMaxBytes) {
+    return bits_bytes + kFullFooterBytes;
   }
-  return shape.size_bytes() + (seed != 0 ? kSeedBytes : 0) +
+  return bits_bytes + (seed != 0 ? kSeedBytes : 0) +
          (origin.recorded() ? kOriginBytes : 0) + kCompactTrailerBytes;
 }
 

@@ -19,6 +19,7 @@
 //   0xA0 + (k - 1)            accurate, spread:   bits* | crc16 | tag (v3)
 //   0xE0 + (k - 1)            accurate, spread:   bits | crc16 | tag  (v2)
 //   0xF0 + l, l <= 14         accurate, set:      set | crc16 | tag  (v2)
+//   0x30 - 0x3F               kinds registered at run time (registry.h)
 //   0xFF                      reserved for a later encoding
 // (*: the first 8 bytes whitened, see src/exact_size/accurate_encoding.cc.)
 #ifndef BLOCKBLOOM_SRC_FORMAT_ENCODING_H_
@@ -114,9 +115,10 @@ absl::Status CheckShape(const FilterShape& shape);
 inline constexpr uint64_t kAutoCompactMaxBytes = 1024;
 
 // The bytes AppendFilter writes, uncompressed under Encoding::kAuto, for a
-// blocked filter of `shape` (one the sizing functions give) with these seed
-// and origin (src/ribbon/encoding.h has the ribbon's).
-uint64_t BlockedBlockBytes(const FilterShape& shape, uint64_t seed,
+// blocked filter of `bits_bytes` bytes of bits (a shape the sizing
+// functions give) with these seed and origin (src/ribbon/encoding.h has the
+// ribbon's).
+uint64_t BlockedBlockBytes(uint64_t bits_bytes, uint64_t seed,
                            const FilterOrigin& origin);
 
 // A full block's zstd payload, checked against its footer and decompressed.

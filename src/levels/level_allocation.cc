@@ -45,13 +45,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "blockbloom/sizing.h"
+#include "src/format/registry.h"
 #include "src/levels/rate_hull.h"
-#include "src/ribbon/sizing.h"
 
 namespace blockbloom {
 namespace {
@@ -62,9 +63,10 @@ using internal::RateHull;
 constexpr double kL0FilesPerL1 = 4;
 constexpr double kL0FilesPresent = 2;
 
-// A reference key count large enough that rounding to whole blocks is below
-// 1e-4 of the size at 1 bit/key.
-constexpr uint64_t kReferenceKeys = uint64_t{1} << 20;
+// Every kind's curve is taken at this many keys: for the blocked kind,
+// enough that rounding to whole blocks is below 1e-4 of the size at 1
+// bit/key.
+constexpr uint64_t kReferenceKeys = internal::kPlanningKeys;
 
 // The blocked kind's hull: computed once per process (about 1,500
 // evaluations of the exact rate).
@@ -125,11 +127,20 @@ double BlockedFpRate(double bits_per_key) {
   return rate.ok() ? *rate : 1;
 }
 
-double RibbonFpRate(double bits_per_key) {
-  if (!(bits_per_key > 0)) return 1;
-  return std::min(
-      1.0, internal::ribbon::EstimatedFpRate(kReferenceKeys, bits_per_key));
+namespace {
+
+// A kind's rate curve from its plug-in (src/core/kind.h), at the size the
+// blocked kind's is taken at; empty if it has none.
+std::function<double(double)> CurveOf(FilterKind kind) {
+  const internal::KindPlugin* plugin = internal::FindKind(kind);
+  if (plugin == nullptr || plugin->fp_rate_at == nullptr) return {};
+  return [rate = plugin->fp_rate_at](double bits_per_key) {
+    if (!(bits_per_key > 0)) return 1.0;
+    return std::min(1.0, rate(kReferenceKeys, bits_per_key));
+  };
 }
+
+}  // namespace
 
 struct LevelAllocator::Plans {
   struct Kind {
@@ -177,9 +188,11 @@ absl::StatusOr<LevelAllocator> LevelAllocator::Create(const Options& options) {
                                                      id, " must be >= 0, got ",
                                                      k.first_level));
     }
-    if (!k.fp_rate && k.kind != FilterKind::kBlocked) {
+    if (!k.fp_rate && k.kind != FilterKind::kBlocked && !CurveOf(k.kind)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "kind ", id, " needs its false-positive rate curve (fp_rate)"));
+          "kind ", id,
+          " needs its false-positive rate curve (fp_rate): its plug-in "
+          "has none"));
     }
     any_from_l0 = any_from_l0 || k.first_level == 0;
   }
@@ -197,10 +210,11 @@ LevelAllocator::LevelAllocator(const Options& options) : options_(options) {
   if (kinds.empty()) kinds.push_back({});
   for (KindCurve& k : kinds) {
     std::shared_ptr<const RateHull> hull;
-    if (!k.fp_rate) {
+    if (!k.fp_rate && k.kind == FilterKind::kBlocked) {
       k.fp_rate = BlockedFpRate;
       hull = BlockedHull();
     } else {
+      if (!k.fp_rate) k.fp_rate = CurveOf(k.kind);
       hull = std::make_shared<const RateHull>(k.fp_rate);
     }
     plans->kinds.push_back({std::move(k), std::move(hull)});

@@ -8,10 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "blockbloom/sizing.h"
 #include "src/exact_size/in_place.h"
-#include "src/format/encoding.h"
+#include "src/format/registry.h"
 #include "src/policy/key_may_match.h"
-#include "src/ribbon/encoding.h"
-#include "src/ribbon/sizing.h"
 
 namespace blockbloom {
 namespace {
@@ -47,7 +45,7 @@ absl::Status AppendMatchAll(std::string* dst) {
 // the blocked kind's rate hardly depends on n. 0 if the shape cannot be
 // computed (the caller builds the blocked kind).
 double BloomEquivalentFpRate(double bits_per_key) {
-  constexpr uint64_t kReferenceKeys = uint64_t{1} << 20;
+  constexpr uint64_t kReferenceKeys = internal::kPlanningKeys;
   absl::StatusOr<FilterShape> shape =
       ShapeForBitsPerKey(kReferenceKeys, bits_per_key);
   if (!shape.ok()) return 0;
@@ -86,7 +84,6 @@ absl::StatusOr<FilterPolicy> FilterPolicy::Create(const Options& options) {
       KindCurve blocked;
       KindCurve ribbon;
       ribbon.kind = FilterKind::kRibbon;
-      ribbon.fp_rate = RibbonFpRate;
       ribbon.first_level = std::max(options.levels.ribbon_from_level, 0);
       level.kinds = options.levels.ribbon_from_level < 0
                         ? std::vector<KindCurve>{ribbon, blocked}
@@ -139,25 +136,24 @@ FilterPolicy::Builder FilterPolicy::NewBuilderWithBits(double bits_per_key,
                        LevelAllocator::kMaxBitsPerKey)
           : options_.bits_per_key;
   options.seed = options_.seed;
-  if (kind == FilterKind::kRibbon && !options_.exact_size &&
-      options_.levels.ribbon_saves == LevelOptions::RibbonSaving::kFalseReads) {
-    // Its own bits (LevelOptions::ribbon_saves); tables too small for a ribbon
-    // get the blocked kind at the same bits (FilterOptions::kind).
-    FilterOptions ribbon;
-    ribbon.kind = FilterKind::kRibbon;
-    ribbon.bits_per_key = options.bits_per_key;
-    ribbon.seed = options_.seed;
-    return Builder(*FilterBuilder::Create(ribbon));
-  }
-  if (kind == FilterKind::kRibbon && !options_.exact_size) {
-    const double rate = BloomEquivalentFpRate(options.bits_per_key);
-    if (rate > 0) {
-      FilterOptions ribbon;
-      ribbon.kind = FilterKind::kRibbon;
-      ribbon.fp_rate = rate;
-      ribbon.seed = options_.seed;
-      // fp_rate is in (0, 1) and nothing else is set: Create cannot fail.
-      return Builder(*FilterBuilder::Create(ribbon));
+  if (kind != FilterKind::kBlocked && !options_.exact_size) {
+    // Another kind (a ribbon), at its own bits (LevelOptions::ribbon_saves
+    // kFalseReads) or at the blocked kind's rate at these bits; tables too
+    // small for it get the blocked kind (FilterOptions::kind).
+    FilterOptions other;
+    other.kind = kind;
+    other.seed = options_.seed;
+    bool sized = true;
+    if (options_.levels.ribbon_saves ==
+        LevelOptions::RibbonSaving::kFalseReads) {
+      other.bits_per_key = options.bits_per_key;
+    } else {
+      other.fp_rate = BloomEquivalentFpRate(options.bits_per_key);
+      sized = other.fp_rate > 0;
+    }
+    if (sized) {
+      absl::StatusOr<FilterBuilder> builder = FilterBuilder::Create(other);
+      if (builder.ok()) return Builder(*std::move(builder));
     }
   }
   options.exact_size = options_.exact_size;
@@ -182,55 +178,36 @@ void FilterPolicy::Builder::set_bits_per_key(double bits_per_key) {
 
 uint64_t FilterPolicy::Builder::EstimatedBytes(uint64_t num_keys) const {
   const FilterBuilder::Plan plan = builder_.PlanFor(num_keys);
-  const uint64_t seed = builder_.options_.seed;
-  switch (plan.kind) {
-    case FilterKind::kBlocked:
-      return internal::format::BlockedBlockBytes(plan.shape, seed, origin_);
-    case FilterKind::kRibbon:
-      return internal::ribbon::RibbonBlockBytes(plan.payload_bytes, 1, seed,
-                                                origin_);
-    default:  // an exact-size block: its size is the plan's
-      return plan.payload_bytes;
-  }
+  return internal::FindKind(plan.kind)->block_bytes(
+      plan.payload_bytes, builder_.options_.seed, origin_);
 }
 
 double FilterPolicy::Builder::EstimatedFpRate(uint64_t num_keys,
                                               uint64_t bytes) const {
   if (num_keys == 0) return 0;
   const FilterBuilder::Plan plan = builder_.PlanFor(num_keys);
-  const uint64_t planned = EstimatedBytes(num_keys);
   // The footer's share, as planned; the rest holds the keys.
-  const uint64_t overhead =
-      plan.kind == FilterKind::kBlocked || plan.kind == FilterKind::kRibbon
-          ? planned - plan.payload_bytes
-          : 0;
+  const uint64_t overhead = EstimatedBytes(num_keys) - plan.payload_bytes;
   if (bytes <= overhead) return 1;
-  const double bits_per_key = 8.0 * static_cast<double>(bytes - overhead) /
-                              static_cast<double>(num_keys);
-  if (plan.kind == FilterKind::kRibbon) {
-    return internal::ribbon::EstimatedFpRate(num_keys, bits_per_key);
-  }
   if (plan.kind == FilterKind::kBlocked) {
+    // The planned shape's lanes and k, in these bytes.
     FilterShape shape = plan.shape;
     shape.num_blocks = (bytes - overhead) / (2 * uint64_t(shape.lane_bits));
     if (shape.num_blocks == 0) return 1;
     absl::StatusOr<double> rate = blockbloom::EstimatedFpRate(shape, num_keys);
     return rate.ok() ? *rate : 1;
   }
-  // A standard Bloom filter of these bits, at its k.
-  const double k = std::max(1.0, std::round(bits_per_key * std::log(2.0)));
-  return std::pow(1 - std::exp(-k / bits_per_key), k);
+  const double bits_per_key = 8.0 * static_cast<double>(bytes - overhead) /
+                              static_cast<double>(num_keys);
+  return internal::FindKind(plan.kind)->fp_rate_at(num_keys, bits_per_key);
 }
 
-// The full and ribbon encodings record an origin: blocks of exact-size
+// The kinds whose encodings record an origin get it: blocks of exact-size
 // filters (engines with a filter per data block) are written without it.
 WriteOptions FilterPolicy::Builder::WriteOptionsFor(
     const Filter& filter) const {
   WriteOptions write;
-  if (filter.kind() == FilterKind::kBlocked ||
-      filter.kind() == FilterKind::kRibbon) {
-    write.origin = origin_;
-  }
+  if (internal::FindKind(filter.kind())->records_origin) write.origin = origin_;
   return write;
 }
 

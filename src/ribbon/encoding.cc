@@ -382,12 +382,8 @@ absl::Status AppendBlock(const Filter& filter, const WriteOptions& options,
   }
   const size_t start = dst->size();
   AppendRibbon(filter, options.origin, dst);
-  if (stats != nullptr) {
-    stats->encoding = Encoding::kRibbon;
-    stats->bits_bytes = stats->payload_bytes = filter.bits().size();
-    stats->total_bytes = dst->size() - start;
-    stats->overhead_bytes = stats->total_bytes - stats->payload_bytes;
-  }
+  FillWriteStats(Encoding::kRibbon, filter.bits().size(), filter.bits().size(),
+                 start, *dst, stats);
   return absl::OkStatus();
 }
 

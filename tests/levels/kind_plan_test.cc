@@ -77,9 +77,15 @@ TEST(KindPlanTest, RejectsBadKinds) {
   o.kinds = {RibbonKind(0, 1)};
   EXPECT_FALSE(LevelAllocator::Create(o).ok());  // nothing for L0
   KindCurve no_curve;
-  no_curve.kind = FilterKind::kRibbon;
+  no_curve.kind = static_cast<FilterKind>(200);  // no kind of the library's
   o.kinds = {KindCurve{}, no_curve};
   EXPECT_FALSE(LevelAllocator::Create(o).ok());  // no rate curve
+  // A kind of the library's without a curve takes its own.
+  no_curve.kind = FilterKind::kRibbon;
+  o.kinds = {KindCurve{}, no_curve};
+  absl::StatusOr<LevelAllocator> ribbon = LevelAllocator::Create(o);
+  ASSERT_TRUE(ribbon.ok()) << ribbon.status();
+  EXPECT_EQ(ribbon->FpRate(FilterKind::kRibbon, 10), RibbonFpRate(10));
 }
 
 // The curve the plan uses is the rate of the ribbons the builder makes at
