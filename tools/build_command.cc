@@ -15,6 +15,7 @@
 #include "tools/commands.h"
 #include "tools/fill_estimate.h"
 #include "tools/flags.h"
+#include "tools/info_lines.h"
 #include "tools/key_reader.h"
 #include "tools/output_file.h"
 #include "tools/progress_bar.h"
@@ -24,24 +25,6 @@ namespace blockbloom::cli {
 namespace {
 
 constexpr char kCommand[] = "build";
-
-const char* EncodingName(Encoding encoding) {
-  switch (encoding) {
-    case Encoding::kCompact:
-      return "compact";
-    case Encoding::kFull:
-      return "full";
-    case Encoding::kAccurate:
-      return "accurate";
-    case Encoding::kInPlace:
-      return "in-place";
-    case Encoding::kRibbon:
-      return "ribbon";
-    case Encoding::kAuto:
-      break;
-  }
-  return "auto";
-}
 
 void PrintSummary(uint64_t keys_read, const Filter& filter,
                   const std::string& output, const WriteStats& stats,

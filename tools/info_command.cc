@@ -76,12 +76,6 @@ Report Compute(const FilterFile& file) {
   return r;
 }
 
-const char* EncodingName(Encoding encoding) {
-  return encoding == Encoding::kCompact  ? "compact"
-         : encoding == Encoding::kRibbon ? "ribbon"
-                                         : "full";
-}
-
 const char* CompressionName(Compression compression) {
   return compression == Compression::kZstd ? "zstd" : "none";
 }

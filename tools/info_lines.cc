@@ -8,6 +8,24 @@
 
 namespace blockbloom::cli {
 
+const char* EncodingName(Encoding encoding) {
+  switch (encoding) {
+    case Encoding::kCompact:
+      return "compact";
+    case Encoding::kFull:
+      return "full";
+    case Encoding::kAccurate:
+      return "accurate";
+    case Encoding::kInPlace:
+      return "in-place";
+    case Encoding::kRibbon:
+      return "ribbon";
+    case Encoding::kAuto:
+      break;
+  }
+  return "auto";
+}
+
 void AppendInfoLine(std::string* out, std::string_view name,
                     std::string_view value) {
   absl::StrAppendFormat(

@@ -7,9 +7,14 @@
 #include <string>
 #include <string_view>
 
+#include "blockbloom/format.h"
 #include "blockbloom/sizing.h"
 
 namespace blockbloom::cli {
+
+// The encoding's name, as --encoding and the reports spell it ("compact",
+// "full", "accurate", "in-place", "ribbon"; "auto" for kAuto).
+const char* EncodingName(Encoding encoding);
 
 // Appends "NAME:", padded to 24 columns, a space, `value` and a newline.
 void AppendInfoLine(std::string* out, std::string_view name,
