@@ -67,13 +67,21 @@ inline WriteOptions MakeWriteOptions(const std::string& encoding,
 // The kinds a builder makes (FilterOptions::kind) by name (FilterKindName):
 // those FilterBuilder::Create accepts, whichever the library has.
 inline FilterKind ParseBuildKind(const std::string& name) {
+  const auto builds = [](FilterKind kind) {
+    FilterOptions options;
+    options.kind = kind;
+    return FilterBuilder::Create(options).ok();
+  };
   std::string names;
   for (int k = 0; k < 256; ++k) {
     const FilterKind kind = static_cast<FilterKind>(k);
-    FilterOptions options;
-    options.kind = kind;
-    if (!FilterBuilder::Create(options).ok()) continue;
-    if (name == FilterKindName(kind)) return kind;
+    if (name == FilterKindName(kind) && builds(kind)) return kind;
+  }
+  for (int k = 0; k < 256; ++k) {
+    const FilterKind kind = static_cast<FilterKind>(k);
+    if (std::string(FilterKindName(kind)) == "unknown" || !builds(kind)) {
+      continue;
+    }
     names +=
         (names.empty() ? "'" : ", '") + std::string(FilterKindName(kind)) + "'";
   }

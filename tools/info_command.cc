@@ -159,7 +159,9 @@ std::string Text(const Report& r) {
                             : "compact (trailer without key count)";
   line("encoding", info.encoding == Encoding::kCompact ? compact
                    : ribbon ? "ribbon (layer table and footer with key count)"
-                            : "full (footer with key count)");
+                   : info.encoding == Encoding::kFull
+                       ? "full (footer with key count)"
+                       : std::string(EncodingName(info.encoding)));
   line("kind", FilterKindName(info.kind));
   AppendSimdTargetLine(&out);
   if (ribbon) {

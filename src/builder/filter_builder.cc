@@ -77,6 +77,21 @@ absl::StatusOr<FilterBuilder> FilterBuilder::Create(
           internal::BuildKindNames(), "), not ", static_cast<int>(options.kind),
           " (exact-size kinds are chosen by exact_size)"));
     }
+    // What FilterBuilder itself builds from these options comes before
+    // any other kind: none of them is exact-size or of a fixed shape.
+    if (exact_size) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "a ", plugin->name,
+          " filter (FilterOptions::kind) is not an "
+          "exact-size filter: unset exact_size, or build kind kBlocked"));
+    }
+    if (options.shape.num_blocks != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "a ", plugin->name,
+          " filter (FilterOptions::kind) is sized by "
+          "bits_per_key or fp_rate, not a fixed shape: unset shape, or build "
+          "kind kBlocked"));
+    }
     if (plugin->check_options != nullptr) {
       if (absl::Status s = plugin->check_options(options); !s.ok()) return s;
     }

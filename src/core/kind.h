@@ -76,7 +76,8 @@ struct KindPlugin {
   // FilterBuilder with FilterOptions::kind == kind (nullptr: not a kind the
   // builder is asked for; the exact-size kinds come from
   // FilterOptions::exact_size). The options' checks beyond FilterBuilder's
-  // own (bits_per_key, fp_rate, shape in range): InvalidArgument.
+  // own (bits_per_key, fp_rate in range; no exact_size, no fixed shape for
+  // a kind other than kBlocked): InvalidArgument (nullptr: none).
   absl::Status (*check_options)(const FilterOptions& options);
   // The bytes of bits the build of `num_keys` keys would make (an estimate
   // is fine), or 0 where the build would make the blocked kind instead,
@@ -99,7 +100,8 @@ struct KindPlugin {
 };
 
 // The table size at which the planners take a kind's rate curve
-// (KindPlugin::fp_rate_at; src/levels, RibbonFpRate): from ~1,000 keys on
+// (KindPlugin::fp_rate_at; src/levels, and RibbonFpRate in
+// src/ribbon/kind.cc): from ~1,000 keys on
 // the rates hardly depend on it, and a fixed size gives every table of a
 // level the same rate.
 inline constexpr uint64_t kPlanningKeys = uint64_t{1} << 20;

@@ -74,13 +74,18 @@ absl::StatusOr<const KindPlugin*> KindOfBlock(absl::Span<const uint8_t> block) {
           : ""));
 }
 
-// The first kind that writes `encoding`, for a message.
-const char* WriterOf(Encoding encoding) {
+// The kinds that write `encoding` ("spread or set"), and whether any of
+// them records an origin, for a message.
+std::string WritersOf(Encoding encoding, bool* records_origin) {
+  std::string names;
+  *records_origin = false;
   for (int k = 0; k < 256; ++k) {
     const KindPlugin* plugin = internal::FindKind(static_cast<FilterKind>(k));
-    if (plugin != nullptr && plugin->writes(encoding)) return plugin->name;
+    if (plugin == nullptr || !plugin->writes(encoding)) continue;
+    absl::StrAppend(&names, names.empty() ? "" : " or ", plugin->name);
+    *records_origin = *records_origin || plugin->records_origin;
   }
-  return "no";
+  return names.empty() ? "no" : names;
 }
 
 }  // namespace
@@ -98,22 +103,26 @@ absl::Status AppendFilter(const Filter& filter, const WriteOptions& options,
                      ", which this process has not registered"));
   }
   const Encoding encoding = options.encoding;
-  const bool writes = encoding == Encoding::kAuto || plugin->writes(encoding);
-  if (options.origin.recorded()) {
-    if (absl::Status s = CheckOrigin(options.origin); !s.ok()) return s;
-    if (!plugin->records_origin || !writes) {
-      return absl::InvalidArgumentError(
-          "only the full, compact and ribbon encodings record a filter's "
-          "origin (the accurate and in-place encodings of exact-size "
-          "filters do not): use Encoding::kAuto, kFull or kCompact, or "
-          "leave WriteOptions::origin unset");
+  if (absl::Status s = CheckOrigin(options.origin); !s.ok()) return s;
+  // An origin the encoding asked for cannot hold, else an encoding of
+  // another kind, else an origin the kind's own encodings cannot hold.
+  constexpr char kNoOrigin[] =
+      "only the full, compact and ribbon encodings record a filter's "
+      "origin (the accurate and in-place encodings of exact-size filters do "
+      "not): use Encoding::kAuto, kFull or kCompact, or leave "
+      "WriteOptions::origin unset";
+  if (encoding != Encoding::kAuto && !plugin->writes(encoding)) {
+    bool records_origin = false;
+    const std::string writers = WritersOf(encoding, &records_origin);
+    if (options.origin.recorded() && !records_origin) {
+      return absl::InvalidArgumentError(kNoOrigin);
     }
-  }
-  if (!writes) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "this encoding holds ", WriterOf(encoding),
-        " filters, not a filter of kind ", plugin->name,
-        " (FilterOptions::kind, exact_size): use Encoding::kAuto"));
+        "this encoding holds ", writers, " filters, not a ", plugin->name,
+        " filter (FilterOptions::kind, exact_size): use Encoding::kAuto"));
+  }
+  if (options.origin.recorded() && !plugin->records_origin) {
+    return absl::InvalidArgumentError(kNoOrigin);
   }
   return plugin->append(filter, options, dst, stats);
 }

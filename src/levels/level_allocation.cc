@@ -130,10 +130,14 @@ double BlockedFpRate(double bits_per_key) {
 namespace {
 
 // A kind's rate curve from its plug-in (src/core/kind.h), at the size the
-// blocked kind's is taken at; empty if it has none.
+// blocked kind's is taken at; empty if it has none, or if FilterBuilder
+// does not build it (a plan may only choose what a policy can build).
 std::function<double(double)> CurveOf(FilterKind kind) {
   const internal::KindPlugin* plugin = internal::FindKind(kind);
-  if (plugin == nullptr || plugin->fp_rate_at == nullptr) return {};
+  if (plugin == nullptr || plugin->fp_rate_at == nullptr ||
+      plugin->build == nullptr) {
+    return {};
+  }
   return [rate = plugin->fp_rate_at](double bits_per_key) {
     if (!(bits_per_key > 0)) return 1.0;
     return std::min(1.0, rate(kReferenceKeys, bits_per_key));

@@ -63,20 +63,6 @@ bool RibbonIsBetter(const FilterOptions& options, const Filter& ribbon,
          ribbon_bytes <= blocked_bytes;
 }
 
-absl::Status CheckOptions(const FilterOptions& options) {
-  if (options.exact_size) {
-    return absl::InvalidArgumentError(
-        "a ribbon filter (kind kRibbon) is not an exact-size filter: unset "
-        "exact_size, or build kind kBlocked");
-  }
-  if (options.shape.num_blocks != 0) {
-    return absl::InvalidArgumentError(
-        "a ribbon filter (kind kRibbon) is sized by bits_per_key or fp_rate, "
-        "not a fixed shape: unset shape, or build kind kBlocked");
-  }
-  return absl::OkStatus();
-}
-
 // Build() keeps the smaller (or more accurate) of both builds below
 // kBuildBothBelow keys; the plan takes the ribbon where its estimate wins,
 // as Build() does above that.
@@ -136,7 +122,7 @@ const KindPlugin kRibbonKind = {
     .append = &AppendBlock,
     .writes = &Writes,
     .records_origin = true,
-    .check_options = &CheckOptions,
+    .check_options = nullptr,  // FilterBuilder's own checks suffice
     .planned_bytes = &PlannedBytes,
     .build = &Build,
     .fp_rate_at = &EstimatedFpRate,

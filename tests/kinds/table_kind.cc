@@ -172,10 +172,12 @@ absl::Status Append(const Filter& filter, const WriteOptions& options,
 
 bool Writes(Encoding) { return false; }  // kAuto only
 
+// FilterBuilder refuses exact_size and a fixed shape for every kind but
+// kBlocked; a table also has no rate to choose.
 absl::Status CheckOptions(const FilterOptions& options) {
-  if (options.exact_size || options.shape.num_blocks != 0) {
+  if (options.fp_rate != 0) {
     return absl::InvalidArgumentError(
-        "a table is sized by its keys: no exact_size, no shape");
+        "a table's rate is fixed by its 32-bit fingerprints: no fp_rate");
   }
   return absl::OkStatus();
 }

@@ -56,12 +56,17 @@ TEST_F(TableKindTest, BuiltByFilterBuilderAndNamed) {
     false_positives += filter.MayContain(Key(i));
   EXPECT_LE(false_positives, 2);  // n / 2^32 a probe: ~0.1 expected
   EXPECT_LT(filter.EstimatedFpRate(), 1e-5);
-  // Its own option checks, through FilterBuilder::Create.
+  // FilterBuilder's checks of any kind, then its own.
   FilterOptions shaped;
   shaped.kind = kTableKind;
   shaped.shape = {4, 6, 32};
   EXPECT_THAT(FilterBuilder::Create(shaped).status().message(),
-              HasSubstr("sized by its keys"));
+              HasSubstr("a table filter (FilterOptions::kind) is sized by"));
+  FilterOptions rated;
+  rated.kind = kTableKind;
+  rated.fp_rate = 0.01;
+  EXPECT_THAT(FilterBuilder::Create(rated).status().message(),
+              HasSubstr("no fp_rate"));
 }
 
 TEST_F(TableKindTest, RoundTripsTheFormatInPlace) {
