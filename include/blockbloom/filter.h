@@ -259,8 +259,10 @@ struct FilterOptions {
 class FilterBuilder {
  public:
   // InvalidArgument if the options are out of range (bits_per_key not
-  // positive, fp_rate not in [0, 1), an invalid fixed shape, a kind other
-  // than kBlocked or kRibbon, kRibbon with a shape or exact_size).
+  // positive, fp_rate not in [0, 1), an invalid fixed shape, a kind the
+  // builder does not build (it builds kBlocked, kRibbon and kinds
+  // registered at run time), another kind than kBlocked with a shape or
+  // exact_size).
   static absl::StatusOr<FilterBuilder> Create(const FilterOptions& options);
 
   FilterBuilder(FilterBuilder&&) noexcept;
