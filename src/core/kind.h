@@ -63,8 +63,8 @@ struct KindPlugin {
   absl::StatusOr<FilterInfo> (*inspect)(absl::Span<const uint8_t> block,
                                         const ReadOptions& options);
   // Appends a filter of this kind in options.encoding (kAuto: the kind's
-  // choice); InvalidArgument for an encoding it does not write or options
-  // it cannot record. AppendFilter has checked the origin's range.
+  // choice); InvalidArgument for options it cannot record. AppendFilter
+  // has checked that it `writes` the encoding and the origin's range.
   absl::Status (*append)(const Filter& filter, const WriteOptions& options,
                          std::string* dst, WriteStats* stats);
   // Whether `encoding` (not kAuto) is one the kind writes.

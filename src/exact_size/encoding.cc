@@ -26,14 +26,6 @@ absl::Status AppendExactSizeBlock(const Filter& filter,
                                   WriteStats* stats) {
   const bool in_place = filter.kind() == FilterKind::kStandard;
   const Encoding own = in_place ? Encoding::kInPlace : Encoding::kAccurate;
-  if (options.encoding != Encoding::kAuto && options.encoding != own) {
-    return absl::InvalidArgumentError(
-        in_place
-            ? "an in-place filter (FilterKind::kStandard) is written in "
-              "the in-place encoding only (kAuto or kInPlace)"
-            : "an exact-size filter built with fewer_false_positives is "
-              "written in the accurate encoding only (kAuto or kAccurate)");
-  }
   if (options.compression != Compression::kNone) {
     return absl::InvalidArgumentError(
         "the accurate encoding is never compressed; use Encoding::kFull");

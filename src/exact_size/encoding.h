@@ -61,9 +61,9 @@ absl::StatusOr<ExactSizeBlock> ParseInPlace(absl::Span<const uint8_t> block,
 absl::StatusOr<Filter> OpenExactSizeBlock(const ExactSizeBlock& parsed);
 
 // Appends an exact-size filter (kSpread, kSet: the accurate encoding;
-// kStandard: in-place) or refuses, InvalidArgument, what the encodings do
-// not hold: another encoding than kAuto or the kind's own, compression, a
-// payload out of range.
+// kStandard: in-place; AppendFilter checked the encoding is kAuto or the
+// kind's own) or refuses, InvalidArgument, what the encodings do not hold:
+// compression, a payload out of range.
 absl::Status AppendExactSizeBlock(const Filter& filter,
                                   const WriteOptions& options, std::string* dst,
                                   WriteStats* stats);

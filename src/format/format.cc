@@ -4,8 +4,6 @@
 #include "blockbloom/format.h"
 
 #include <cstdint>
-#include <limits>
-#include <memory>
 #include <string>
 #include <utility>
 

@@ -369,12 +369,6 @@ absl::StatusOr<Filter> OpenBlock(const ParsedBlock& parsed) {
 
 absl::Status AppendBlock(const Filter& filter, const WriteOptions& options,
                          std::string* dst, WriteStats* stats) {
-  if (options.encoding != Encoding::kAuto &&
-      options.encoding != Encoding::kRibbon) {
-    return absl::InvalidArgumentError(
-        "a ribbon filter (FilterKind::kRibbon) is written in the ribbon "
-        "encoding only (kAuto or kRibbon)");
-  }
   if (options.compression != Compression::kNone) {
     // A ribbon's solution words are random bits: nothing to compress.
     return absl::InvalidArgumentError(

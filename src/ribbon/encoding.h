@@ -51,8 +51,8 @@ absl::StatusOr<Filter> OpenBlock(const ParsedBlock& parsed);
 
 // Appends `filter` (FilterKind::kRibbon) in the ribbon encoding with
 // options.origin: the short footer where it holds the filter (every ribbon
-// the builder makes), the 44-byte one otherwise. InvalidArgument for
-// another encoding than kAuto or kRibbon, or compression.
+// the builder makes), the 44-byte one otherwise (AppendFilter checked the
+// encoding: kAuto or kRibbon). InvalidArgument for compression.
 absl::Status AppendBlock(const Filter& filter, const WriteOptions& options,
                          std::string* dst, WriteStats* stats);
 
