@@ -270,23 +270,9 @@ absl::StatusOr<Filter> FilterBuilder::Finish() {
   // The blocked filter, each chunk released once inserted: freed (the
   // filter's pages, touched as they are filled, can reuse the memory) or
   // kept for the next build (src/core/hash_chunks.cc).
-  absl::StatusOr<FilterShape> shape = ShapeForKeys(num_keys);
-  if (!shape.ok()) return shape.status();
-  absl::StatusOr<std::unique_ptr<internal::AlignedBuffer>> bits =
-      internal::AlignedBuffer::Create(shape->size_bytes());
-  if (!bits.ok()) return bits.status();
-  uint8_t* data = (*bits)->data();
-  const internal::Kernels* kernels =
-      internal::KernelsFor(static_cast<uint32_t>(shape->lane_bits));
-  const internal::FilterRef ref =
-      internal::BlockedRef(data, *shape, options_.seed);
-  if (hashes != nullptr) {
-    hashes->Drain(last_end, [&](const uint64_t* h, size_t n) {
-      kernels->insert(ref, data, h, n);
-    });
-  }
-  return Filter(*std::move(bits), data, *shape, options_.seed, num_keys,
-                kernels);
+  return internal::BuildBlockedFrom(num_keys, options_, [&](auto insert) {
+    if (hashes != nullptr) hashes->Drain(last_end, insert);
+  });
 }
 
 }  // namespace blockbloom

@@ -2,14 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <memory>
-#include <utility>
 
 #include "blockbloom/sizing.h"
-#include "src/core/aligned_buffer.h"
-#include "src/core/filter_access.h"
-#include "src/core/layout.h"
-#include "src/core/probe.h"
 
 namespace blockbloom::internal {
 
@@ -36,17 +30,9 @@ absl::StatusOr<FilterShape> BlockedShapeFor(uint64_t num_keys,
 
 absl::StatusOr<Filter> BuildBlocked(absl::Span<const uint64_t> hashes,
                                     const FilterOptions& options) {
-  absl::StatusOr<FilterShape> shape = BlockedShapeFor(hashes.size(), options);
-  if (!shape.ok()) return shape.status();
-  absl::StatusOr<std::unique_ptr<AlignedBuffer>> bits =
-      AlignedBuffer::Create(shape->size_bytes());
-  if (!bits.ok()) return bits.status();
-  uint8_t* data = (*bits)->data();
-  const Kernels* kernels = KernelsFor(static_cast<uint32_t>(shape->lane_bits));
-  kernels->insert(BlockedRef(data, *shape, options.seed), data, hashes.data(),
-                  hashes.size());
-  return FilterAccess::MakeBlocked(*std::move(bits), data, *shape, options.seed,
-                                   hashes.size());
+  return BuildBlockedFrom(hashes.size(), options, [&](auto insert) {
+    insert(hashes.data(), hashes.size());
+  });
 }
 
 }  // namespace blockbloom::internal
